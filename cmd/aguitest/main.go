@@ -1,0 +1,63 @@
+// Command aguitest checks, records, replays and serves AG-UI streams and
+// scripted LLM responses.
+//
+// Usage:
+//
+//	aguitest <command> [flags] [args]
+//
+// Exit codes: 0 success, 1 the checked input does not conform (or differs),
+// 2 bad usage or unreadable input.
+package main
+
+import (
+	"fmt"
+	"io"
+	"os"
+)
+
+type command struct {
+	name    string
+	summary string
+	run     func(args []string, stdin io.Reader, stdout, stderr io.Writer) int
+}
+
+func commands() []command {
+	return []command{
+		{"verify", "check the event ordering of AG-UI streams", cmdVerify},
+		{"llm", "serve a scripted fake LLM (llm serve SCRIPT)", cmdLLM},
+	}
+}
+
+func main() {
+	os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
+}
+
+func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
+		usage(stderr)
+		if len(args) == 0 {
+			return 2
+		}
+		return 0
+	}
+	for _, c := range commands() {
+		if c.name == args[0] {
+			return c.run(args[1:], stdin, stdout, stderr)
+		}
+	}
+	fmt.Fprintf(stderr, "aguitest: unknown command %q\n\n", args[0])
+	usage(stderr)
+	return 2
+}
+
+func usage(w io.Writer) {
+	fmt.Fprintln(w, "usage: aguitest <command> [flags] [args]")
+	fmt.Fprintln(w)
+	fmt.Fprintln(w, "commands:")
+	for _, c := range commands() {
+		fmt.Fprintf(w, "  %-8s %s\n", c.name, c.summary)
+	}
+	fmt.Fprintln(w)
+	fmt.Fprintln(w, "Run 'aguitest <command> --help' for a command's flags and an example.")
+	fmt.Fprintln(w, "Exit codes: 0 ok, 1 violations or differences found, 2 bad usage or unreadable input.")
+}

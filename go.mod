@@ -1,0 +1,3 @@
+module github.com/aguitest/aguitest
+
+go 1.26
