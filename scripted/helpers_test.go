@@ -1,0 +1,128 @@
+package scripted
+
+import (
+	"context"
+	"strings"
+	"testing"
+)
+
+// planCase is one plan every client must reassemble exactly.
+type planCase struct {
+	name string
+	plan Plan
+	// noIndex: the wire omits the index, which openai-go's accumulator
+	// needs.
+	noIndex bool
+}
+
+func planCases() []planCase {
+	return []planCase{
+		{name: "default"},
+		{name: "bytes1", plan: Plan{Split: Split{Size: 1}}},
+		{name: "runes3", plan: Plan{Split: Split{By: Runes, Size: 3}}},
+		{name: "words", plan: Plan{Split: Split{By: Words}}},
+		{name: "random", plan: Plan{Split: Split{By: Random, Min: 1, Size: 5}, Seed: 7}},
+		{name: "whole", plan: Plan{Split: Split{By: Whole}}},
+		{name: "escapes", plan: Plan{Split: Split{Size: 5, Escapes: true}}},
+		{name: "midrune", plan: Plan{Split: Split{Size: 1, MidRune: true}}},
+		{name: "midrune-random", plan: Plan{Split: Split{By: Random, Size: 4, MidRune: true, Escapes: true}, Seed: 99}},
+		{name: "empty-deltas", plan: Plan{Split: Split{Size: 4, Empty: 2}}},
+		{name: "round-robin", plan: Plan{Split: Split{Size: 3}, Order: Order{By: RoundRobin}}},
+		{name: "reverse", plan: Plan{Order: Order{By: Reverse}}},
+		{name: "shuffle", plan: Plan{Split: Split{Size: 2}, Order: Order{By: Shuffle}, Seed: 42}},
+		{name: "schedule", plan: Plan{Order: Order{By: Scheduled, Schedule: "a b a c b text reasoning c"}}},
+		{name: "text-between", plan: Plan{Split: Split{Size: 6}, Order: Order{By: RoundRobin, Text: TextBetween}}},
+		{name: "text-after", plan: Plan{Order: Order{By: Reverse, Text: TextAfter}}},
+		{name: "ids-every", plan: Plan{Split: Split{Size: 3}, Order: Order{By: RoundRobin}, IDs: IDsEvery}},
+		{name: "no-index", plan: Plan{Split: Split{Size: 3}, Order: Order{By: Shuffle}, IDs: IDsNoIndex, Seed: 3}, noIndex: true},
+	}
+}
+
+const (
+	testText      = "Hello wörld! Café ☕ and 😀, \"quoted\" \\ back\nslash\tend"
+	testReasoning = "The user wants weather; I will call three tools at once."
+)
+
+func testCalls() []Call {
+	return []Call{
+		{ID: "a", Name: "get_weather", Args: `{"city":"Paris","note":"caf\u00e9 \"x\" \\ y","n":[1,2,3]}`},
+		{ID: "b", Name: "search", Args: `{"q":"naïve 😀 résumé"}`},
+		{ID: "c", Name: "noop"},
+	}
+}
+
+// oneTurn is a script whose single turn holds text, reasoning and three
+// calls, cut by p.
+func oneTurn(p Plan) Script {
+	return Script{Turns: []Turn{{Reasoning: testReasoning, Text: testText, Calls: testCalls(), Plan: p}}}
+}
+
+// joined is a reassembled answer.
+type joined struct {
+	Text, Reasoning string
+	Calls           []Call
+	Finish          string
+}
+
+// wantJoined is what every client must reassemble from oneTurn.
+func wantJoined() joined {
+	calls := testCalls()
+	calls[2].Args = "{}"
+	return joined{Text: testText, Reasoning: testReasoning, Calls: calls, Finish: "tool_calls"}
+}
+
+// collect reads a Go-native stream and reassembles it by call index (or
+// by id when the index is omitted).
+func collect(t *testing.T, m *Model, req Request) (joined, []Chunk) {
+	t.Helper()
+	seq, err := m.Stream(context.Background(), req)
+	if err != nil {
+		t.Fatalf("Stream: %v", err)
+	}
+	var chunks []Chunk
+	for c, err := range seq {
+		if err != nil {
+			t.Fatalf("stream error: %v", err)
+		}
+		chunks = append(chunks, c)
+	}
+	return reassemble(chunks), chunks
+}
+
+func reassemble(chunks []Chunk) joined {
+	var j joined
+	var text, reasoning strings.Builder
+	byKey := map[string]int{}
+	for _, c := range chunks {
+		text.WriteString(c.Text)
+		reasoning.WriteString(c.Reasoning)
+		if c.Finish != "" {
+			j.Finish = c.Finish
+		}
+		if d := c.Call; d != nil {
+			key := d.ID
+			if d.Index >= 0 {
+				key = string(rune('0' + d.Index))
+			}
+			n, ok := byKey[key]
+			if !ok {
+				n = len(j.Calls)
+				byKey[key] = n
+				j.Calls = append(j.Calls, Call{})
+			}
+			if d.ID != "" {
+				j.Calls[n].ID = d.ID
+			}
+			if d.Name != "" {
+				j.Calls[n].Name = d.Name
+			}
+			j.Calls[n].Args += d.Args
+		}
+	}
+	j.Text, j.Reasoning = text.String(), reasoning.String()
+	return j
+}
+
+func userRequest(content string) Request {
+	return Request{Messages: []Message{{Role: "user", Content: content}}}
+}
