@@ -1,0 +1,232 @@
+package agui
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"reflect"
+	"testing"
+)
+
+// The differential test: the reference client (@ag-ui/client 1.0.0 from npm,
+// installed by .ci/run into internal/oracle) and this package judge the same
+// generated streams, through both pipelines a client may use (verify alone;
+// chunk expansion then verify). They must agree on every stream: accept or
+// reject, the message of the first violation, the event it stops at, and
+// the expanded events.
+
+const corpusSeed = 20261129
+
+// oracle runs the reference over streams and returns its results.
+type oracleResult struct {
+	Verify struct {
+		OK     bool   `json:"ok"`
+		Error  string `json:"error"`
+		Passed int    `json:"passed"`
+	} `json:"verify"`
+	Chunks struct {
+		OK     bool              `json:"ok"`
+		Error  string            `json:"error"`
+		Events []json.RawMessage `json:"events"`
+	} `json:"chunks"`
+	ChunksVerify struct {
+		OK     bool   `json:"ok"`
+		Error  string `json:"error"`
+		Passed int    `json:"passed"`
+	} `json:"chunksVerify"`
+}
+
+// needOracle returns the oracle directory, skipping the test when node or
+// the npm packages are missing, except under CI, where that is a failure.
+func needOracle(t testing.TB) string {
+	t.Helper()
+	dir, err := filepath.Abs(filepath.Join("..", "internal", "oracle"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	missing := ""
+	if _, err := exec.LookPath("node"); err != nil {
+		missing = "node is not on PATH"
+	} else if _, err := os.Stat(filepath.Join(dir, "node_modules", "@ag-ui", "client")); err != nil {
+		missing = "the oracle's npm packages are not installed (run: npm ci --prefix internal/oracle)"
+	}
+	if missing != "" {
+		if os.Getenv("CI") != "" {
+			t.Fatalf("the differential test must run in CI, but %s", missing)
+		}
+		t.Skipf("skipping the differential test against @ag-ui/client: %s", missing)
+	}
+	return dir
+}
+
+func runOracle(t testing.TB, dir string, streams [][]byte) []oracleResult {
+	t.Helper()
+	var in bytes.Buffer
+	for _, s := range streams {
+		in.Write(s)
+		in.WriteByte('\n')
+	}
+	cmd := exec.Command("node", filepath.Join(dir, "run.mjs"))
+	cmd.Dir = dir
+	cmd.Stdin = &in
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("oracle: %v\n%s", err, stderr.Bytes())
+	}
+	var res []oracleResult
+	sc := bufio.NewScanner(bytes.NewReader(out))
+	sc.Buffer(nil, 64<<20)
+	for sc.Scan() {
+		var r oracleResult
+		if err := json.Unmarshal(sc.Bytes(), &r); err != nil {
+			t.Fatalf("oracle output: %v", err)
+		}
+		res = append(res, r)
+	}
+	if len(res) != len(streams) {
+		t.Fatalf("oracle returned %d results for %d streams", len(res), len(streams))
+	}
+	return res
+}
+
+func parseStream(t testing.TB, raw []byte) []Event {
+	t.Helper()
+	var items []json.RawMessage
+	if err := json.Unmarshal(raw, &items); err != nil {
+		t.Fatal(err)
+	}
+	evs := make([]Event, len(items))
+	for i, it := range items {
+		e, err := ParseEvent(it)
+		if err != nil {
+			t.Fatalf("event %d: %v", i, err)
+		}
+		evs[i] = e
+	}
+	return evs
+}
+
+// firstViolation verifies with the Reference profile and returns the first
+// violation's message and index ("" and -1 when it conforms).
+func firstViolation(evs []Event, noChunks bool) (string, int) {
+	v := NewVerifier(Options{Profile: Reference, NoChunkExpansion: noChunks})
+	for i := range evs {
+		if vs := v.Push(evs[i]); len(vs) > 0 {
+			return vs[0].Message, i
+		}
+	}
+	return "", -1
+}
+
+func sameJSON(a, b []byte) bool {
+	var x, y any
+	if json.Unmarshal(a, &x) != nil || json.Unmarshal(b, &y) != nil {
+		return false
+	}
+	return reflect.DeepEqual(x, y)
+}
+
+type corpusStats struct{ accepted, rejected, chunkRejected int }
+
+func TestConformanceWithReference(t *testing.T) {
+	dir := needOracle(t)
+	const n = 6000
+	streams := make([][]byte, n)
+	for i := range streams {
+		b, err := json.Marshal(genStream(corpusSeed, i))
+		if err != nil {
+			t.Fatal(err)
+		}
+		streams[i] = b
+	}
+	results := runOracle(t, dir, streams)
+	var st corpusStats
+	failures := 0
+	for i, res := range results {
+		evs := parseStream(t, streams[i])
+		errs := compareWithOracle(evs, res)
+		if res.Verify.OK {
+			st.accepted++
+		} else {
+			st.rejected++
+		}
+		if !res.ChunksVerify.OK {
+			st.chunkRejected++
+		}
+		if err := errors.Join(errs...); err != nil {
+			failures++
+			if failures <= 10 {
+				t.Errorf("stream %d (seed %d): %v\nstream: %s", i, corpusSeed, err, streams[i])
+			}
+		}
+	}
+	if failures > 0 {
+		t.Errorf("%d of %d streams disagree with @ag-ui/client", failures, n)
+	}
+	t.Logf("%d streams: reference accepts %d, rejects %d; with chunk expansion rejects %d", n, st.accepted, st.rejected, st.chunkRejected)
+	// A corpus that is all valid or all broken proves little.
+	if st.accepted < n/5 || st.rejected < n/5 {
+		t.Errorf("corpus is unbalanced: %d accepted, %d rejected", st.accepted, st.rejected)
+	}
+}
+
+func compareWithOracle(evs []Event, res oracleResult) []error {
+	var errs []error
+	msg, at := firstViolation(evs, true)
+	switch {
+	case res.Verify.OK && msg != "":
+		errs = append(errs, fmt.Errorf("verify: reference accepts, we reject at event %d: %s", at, msg))
+	case !res.Verify.OK && msg == "":
+		errs = append(errs, fmt.Errorf("verify: reference rejects at event %d (%s), we accept", res.Verify.Passed, res.Verify.Error))
+	case !res.Verify.OK && (msg != res.Verify.Error || at != res.Verify.Passed):
+		errs = append(errs, fmt.Errorf("verify: first violation differs:\n  reference at %d: %s\n  ours at %d:      %s", res.Verify.Passed, res.Verify.Error, at, msg))
+	}
+
+	msg, at = firstViolation(evs, false)
+	switch {
+	case res.ChunksVerify.OK && msg != "":
+		errs = append(errs, fmt.Errorf("chunks+verify: reference accepts, we reject at event %d: %s", at, msg))
+	case !res.ChunksVerify.OK && msg == "":
+		errs = append(errs, fmt.Errorf("chunks+verify: reference rejects (%s), we accept", res.ChunksVerify.Error))
+	case !res.ChunksVerify.OK && msg != res.ChunksVerify.Error:
+		errs = append(errs, fmt.Errorf("chunks+verify: first violation differs:\n  reference: %s\n  ours:      %s", res.ChunksVerify.Error, msg))
+	}
+
+	var x Expander
+	var got []Event
+	var xerr error
+	for i := range evs {
+		out, err := x.Push(evs[i])
+		got = append(got, out...)
+		if err != nil {
+			xerr = err
+			break
+		}
+	}
+	switch {
+	case res.Chunks.OK && xerr != nil:
+		errs = append(errs, fmt.Errorf("chunks: reference expands, we fail: %v", xerr))
+	case !res.Chunks.OK && xerr == nil:
+		errs = append(errs, fmt.Errorf("chunks: reference fails (%s), we expand", res.Chunks.Error))
+	case !res.Chunks.OK && xerr.Error() != res.Chunks.Error:
+		errs = append(errs, fmt.Errorf("chunks: error differs:\n  reference: %s\n  ours:      %s", res.Chunks.Error, xerr))
+	}
+	if len(got) != len(res.Chunks.Events) {
+		errs = append(errs, fmt.Errorf("chunks: %d events expanded, reference %d", len(got), len(res.Chunks.Events)))
+	} else {
+		for i := range got {
+			if !sameJSON(got[i].Raw(), res.Chunks.Events[i]) {
+				errs = append(errs, fmt.Errorf("chunks: expanded event %d differs:\n  reference: %s\n  ours:      %s", i, res.Chunks.Events[i], got[i].Raw()))
+				break
+			}
+		}
+	}
+	return errs
+}

@@ -1,0 +1,129 @@
+package agui
+
+import (
+	"encoding/json"
+	"math"
+	"strconv"
+	"strings"
+)
+
+// The reference verifier is JavaScript: it keys its sets and maps by field
+// values with JavaScript equality, and it prints them with template strings.
+// A field may be absent (undefined), null, a string, or something else that a
+// malformed producer sent. These helpers give each value a canonical key
+// (equal keys for values JavaScript finds ===, distinct keys otherwise) and
+// the text JavaScript would print for it.
+//
+// Key forms:
+//   - a string: the string between double quotes, `"abc"`. For a string
+//     without escapes this is the raw JSON bytes, so lookups need no copy.
+//   - absent: keyUndefined
+//   - null, true, false: the literal
+//   - a number: its JavaScript text
+//   - an object or array: "\x00o<n>\x00<text>" with a fresh n, since
+//     JavaScript compares them by identity and no two events share one.
+
+const keyUndefined = "\x00u"
+
+// keyBytes returns the canonical key of the value at sp in raw. uniq is
+// called to number objects and arrays. The result aliases raw when it can.
+func keyBytes(raw []byte, sp span, uniq func() int) []byte {
+	switch sp.kind {
+	case kindAbsent:
+		return []byte(keyUndefined)
+	case kindString:
+		if !sp.escaped {
+			return raw[sp.start:sp.end]
+		}
+		return []byte(`"` + unquote(raw[sp.start:sp.end]) + `"`)
+	case kindNumber:
+		return []byte(jsNumber(raw[sp.start:sp.end]))
+	case kindObject, kindArray:
+		return []byte("\x00o" + strconv.Itoa(uniq()) + "\x00" + jsText(raw[sp.start:sp.end], sp.kind))
+	default: // null, bool
+		return raw[sp.start:sp.end]
+	}
+}
+
+// keyText returns what a JavaScript template string prints for the value
+// whose key is k.
+func keyText(k string) string {
+	switch {
+	case k == keyUndefined:
+		return "undefined"
+	case strings.HasPrefix(k, `"`):
+		return k[1 : len(k)-1]
+	case strings.HasPrefix(k, "\x00o"):
+		return k[strings.IndexByte(k[2:], 0)+3:]
+	}
+	return k
+}
+
+// isStringKey reports whether k is the key of a string value.
+func isStringKey(k string) bool { return strings.HasPrefix(k, `"`) }
+
+// jsNumber formats a JSON number the way JavaScript's Number#toString does.
+func jsNumber(b []byte) string {
+	f, err := strconv.ParseFloat(string(b), 64)
+	if err != nil && !math.IsInf(f, 0) {
+		return string(b)
+	}
+	return formatJSNumber(f)
+}
+
+func formatJSNumber(f float64) string {
+	switch {
+	case math.IsInf(f, 1):
+		return "Infinity"
+	case math.IsInf(f, -1):
+		return "-Infinity"
+	case f == 0:
+		return "0"
+	}
+	abs := math.Abs(f)
+	if abs >= 1e-6 && abs < 1e21 {
+		return strconv.FormatFloat(f, 'f', -1, 64)
+	}
+	s := strconv.FormatFloat(f, 'e', -1, 64)
+	// Go writes e-07 and e+21; JavaScript writes e-7 and e+21.
+	mant, exp, _ := strings.Cut(s, "e")
+	sign := exp[0]
+	exp = strings.TrimLeft(exp[1:], "0")
+	return mant + "e" + string(sign) + exp
+}
+
+// jsText returns the text JavaScript's String() gives an object or array.
+func jsText(b []byte, kind valueKind) string {
+	if kind == kindObject {
+		return "[object Object]"
+	}
+	var v any
+	if err := json.Unmarshal(b, &v); err != nil {
+		return ""
+	}
+	return jsString(v)
+}
+
+func jsString(v any) string {
+	switch v := v.(type) {
+	case nil:
+		return "null"
+	case string:
+		return v
+	case bool:
+		return strconv.FormatBool(v)
+	case float64:
+		return formatJSNumber(v)
+	case map[string]any:
+		return "[object Object]"
+	case []any:
+		parts := make([]string, len(v))
+		for i, x := range v {
+			if x != nil {
+				parts[i] = jsString(x)
+			}
+		}
+		return strings.Join(parts, ",")
+	}
+	return ""
+}
