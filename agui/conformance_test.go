@@ -149,8 +149,18 @@ func TestConformanceWithReference(t *testing.T) {
 	results := runOracle(t, dir, streams)
 	var st corpusStats
 	failures := 0
+	rules := map[string]int{}
 	for i, res := range results {
 		evs := parseStream(t, streams[i])
+		for _, noChunks := range []bool{true, false} {
+			v := NewVerifier(Options{Profile: Reference, NoChunkExpansion: noChunks})
+			for j := range evs {
+				if vs := v.Push(evs[j]); len(vs) > 0 {
+					rules[vs[0].Rule]++
+					break
+				}
+			}
+		}
 		errs := compareWithOracle(evs, res)
 		if res.Verify.OK {
 			st.accepted++
@@ -171,6 +181,16 @@ func TestConformanceWithReference(t *testing.T) {
 		t.Errorf("%d of %d streams disagree with @ag-ui/client", failures, n)
 	}
 	t.Logf("%d streams: reference accepts %d, rejects %d; with chunk expansion rejects %d", n, st.accepted, st.rejected, st.chunkRejected)
+	// Every reference rule must be exercised, each by at least one stream.
+	for _, r := range []string{"first-event", "run-active", "after-run-error", "after-run-finished", "null-field",
+		"message-open", "message-not-open", "tool-call-open", "tool-call-not-open", "reasoning-open", "reasoning-not-open",
+		"step-active", "step-not-started", "step-owner", "subagent-attribution", "subagent-lifecycle", "subagent-outcome",
+		"subagent-active", "subagent-not-active", "subagent-parent", "subagent-reused", "run-finished-open", "chunk"} {
+		if rules[r] == 0 {
+			t.Errorf("the corpus never breaks rule %q", r)
+		}
+	}
+	t.Logf("first violations by rule: %v", rules)
 	// A corpus that is all valid or all broken proves little.
 	if st.accepted < n/5 || st.rejected < n/5 {
 		t.Errorf("corpus is unbalanced: %d accepted, %d rejected", st.accepted, st.rejected)

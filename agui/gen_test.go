@@ -446,11 +446,17 @@ func (g *gen) stray(s []obj) obj {
 		if t == SubagentStarted && g.chance(0.3) {
 			o = append(o, kv{"parentSubagentRunId", "sub_404"})
 		}
-		if g.chance(0.2) {
-			o = append(o, kv{"outcome", map[string]any{"type": g.pick("success", "failed")}})
+		switch g.r.IntN(4) {
+		case 0:
+			o = append(o, kv{"outcome", map[string]any{"type": g.pick("success", "failed", "suspended")}})
+		case 1:
+			o = append(o, kv{"outcome", map[string]any{"type": "success", "interruptIds": []any{"i1", 2}}})
 		}
 	case RunStarted, RunFinished:
 		o = append(o, kv{"threadId", "thread_0"}, kv{"runId", "run_x"})
+		if t == RunFinished && g.chance(0.3) {
+			o = append(o, kv{"outcome", obj{{"type", "interrupt"}, {"interrupts", []any{obj{{"id", "int_1"}, {"subagentRunId", nil}}}}}})
+		}
 	case RunError:
 		o = append(o, kv{"message", "x"})
 	case ReasoningEncryptedValue:
