@@ -408,7 +408,6 @@ func (v *Verifier) check(orig, e *Event) {
 		}
 		if strict && v.closedMessages[string(id)] {
 			fail("reopened-id", fmt.Sprintf("text message '%s' is opened again after its TEXT_MESSAGE_END in the same run; clients merge both into one message", keyText(string(id))))
-			return
 		}
 		v.add(v.activeMessages, id)
 		if !has {
@@ -533,7 +532,6 @@ func (v *Verifier) check(orig, e *Event) {
 		}
 		if strict && !span && v.closedReasoningMsg[string(id)] {
 			fail("reopened-id", fmt.Sprintf("reasoning message '%s' is opened again after its REASONING_MESSAGE_END in the same run", keyText(string(id))))
-			return
 		}
 		v.add(open, id)
 		if !has {
@@ -676,7 +674,6 @@ func (v *Verifier) toolCallStart(e *Event, tag []byte, fail func(rule, msg strin
 	}
 	if v.opt.Profile == Strict && v.closedToolCalls[string(id)] {
 		fail("reopened-id", fmt.Sprintf("tool call '%s' is started again after its TOOL_CALL_END in the same run; clients append both calls' arguments to one call", keyText(string(id))))
-		return
 	}
 	v.add(v.activeToolCalls, id)
 	if !has {
