@@ -2,6 +2,7 @@ package scripted
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"testing"
 )
@@ -93,6 +94,7 @@ func reassemble(chunks []Chunk) joined {
 	var j joined
 	var text, reasoning strings.Builder
 	byKey := map[string]int{}
+	var index []int
 	for _, c := range chunks {
 		text.WriteString(c.Text)
 		reasoning.WriteString(c.Reasoning)
@@ -102,13 +104,14 @@ func reassemble(chunks []Chunk) joined {
 		if d := c.Call; d != nil {
 			key := d.ID
 			if d.Index >= 0 {
-				key = string(rune('0' + d.Index))
+				key = fmt.Sprint(d.Index)
 			}
 			n, ok := byKey[key]
 			if !ok {
 				n = len(j.Calls)
 				byKey[key] = n
 				j.Calls = append(j.Calls, Call{})
+				index = append(index, d.Index)
 			}
 			if d.ID != "" {
 				j.Calls[n].ID = d.ID
@@ -119,6 +122,16 @@ func reassemble(chunks []Chunk) joined {
 			j.Calls[n].Args += d.Args
 		}
 	}
+	// Calls by index when the stream gives one, else by first appearance.
+	sorted := make([]Call, len(j.Calls))
+	for n, c := range j.Calls {
+		if index[n] >= 0 && index[n] < len(sorted) {
+			sorted[index[n]] = c
+		} else {
+			sorted[n] = c
+		}
+	}
+	j.Calls = sorted
 	j.Text, j.Reasoning = text.String(), reasoning.String()
 	return j
 }

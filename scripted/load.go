@@ -87,7 +87,7 @@ func jsonSyntax(name string, data []byte) error {
 		return nil
 	}
 	line, col := 1, 1
-	for _, c := range data[:min(int(se.Offset), len(data))] {
+	for _, c := range data[:max(0, min(int(se.Offset)-1, len(data)))] {
 		if c == '\n' {
 			line, col = line+1, 1
 		} else {
@@ -118,4 +118,12 @@ func yamlErr(name string, err error) error {
 		errs = append(errs, fmt.Errorf("%s: %s", name, strings.TrimPrefix(m, "yaml: ")))
 	}
 	return errors.Join(errs...)
+}
+
+// UnmarshalYAML reads a duration, naming its line when it is invalid.
+func (d *Duration) UnmarshalYAML(n *yaml.Node) error {
+	if err := d.UnmarshalText([]byte(n.Value)); err != nil {
+		return fmt.Errorf("line %d: %v", n.Line, err)
+	}
+	return nil
 }

@@ -70,64 +70,53 @@ func (e *Expect) validate() error {
 	return nil
 }
 
-// requestView is what an Expect compares, for the (-want +got) diff.
-type requestView struct {
-	Messages    int      `json:",omitempty"`
-	LastUser    string   `json:",omitempty"`
-	ToolResults []string `json:",omitempty"`
-	Tools       []string `json:",omitempty"`
-}
-
 // match returns nil if req meets e, or an error whose text shows the
-// difference as (-want +got); fields that match are left out of it.
+// difference as (-want +got), keyed by the names used in script files;
+// fields that match are left out of it.
 func (e *Expect) match(req *Request) error {
 	if e.isZero() {
 		return nil
 	}
-	var want, got requestView
+	want, got := map[string]any{}, map[string]any{}
 	if e.Messages != 0 && e.Messages != len(req.Messages) {
-		want.Messages, got.Messages = e.Messages, len(req.Messages)
+		want["messages"], got["messages"] = e.Messages, len(req.Messages)
 	}
 	if e.LastUser != "" {
-		last := ""
-		found := false
+		last := "(no user message)"
 		for _, m := range slices.Backward(req.Messages) {
 			if m.Role == "user" {
-				last, found = m.Content, true
+				last = m.Content
 				break
 			}
 		}
 		if !strings.Contains(last, e.LastUser) {
-			want.LastUser, got.LastUser = e.LastUser, last
-			if !found {
-				got.LastUser = "(no user message)"
-			}
+			want["last_user"], got["last_user"] = e.LastUser, last
 		}
 	}
 	if len(e.ToolResults) > 0 {
-		var ids []string
+		ids := []string{}
 		for _, m := range req.Messages {
 			if m.Role == "tool" {
 				ids = append(ids, m.ToolCallID)
 			}
 		}
 		if !subset(e.ToolResults, ids) {
-			want.ToolResults, got.ToolResults = e.ToolResults, ids
+			want["tool_results"], got["tool_results"] = e.ToolResults, ids
 		}
 	}
 	if len(e.Tools) > 0 {
-		var names []string
+		names := []string{}
 		for _, t := range req.Tools {
 			names = append(names, t.Name)
 		}
 		if !subset(e.Tools, names) {
-			want.Tools, got.Tools = e.Tools, names
+			want["tools"], got["tools"] = e.Tools, names
 		}
 	}
-	if d := cmp.Diff(want, got); d != "" {
-		return fmt.Errorf("request does not match the turn's expect (-want +got):\n%s", d)
+	if len(want) == 0 {
+		return nil
 	}
-	return nil
+	return fmt.Errorf("request does not match the turn's expect (-want +got):\n%s", cmp.Diff(want, got))
 }
 
 func subset(want, got []string) bool {
