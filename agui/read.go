@@ -1,0 +1,467 @@
+package agui
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+)
+
+// Stream formats detected by Reader.
+const (
+	FormatJSON  = "json"  // a JSON array of events
+	FormatJSONL = "jsonl" // JSON Lines, one event per line
+	FormatSSE   = "sse"   // server-sent events, one event per "data:" block
+)
+
+// ReadError reports bad input at a place in a named stream. Its text reads
+// "name:line: message", or "name:line: element N: message" for an element
+// of a JSON array; without a name, "line N: message".
+type ReadError struct {
+	Name   string // the stream's name, often a file name; may be ""
+	Line   int    // 1-based line of the offending event, line or byte
+	Format string // the stream's format; "json" adds the element index to the text
+	Index  int    // index of the event in the stream (the array element for "json")
+	Err    error  // what is wrong
+}
+
+func (e *ReadError) Error() string {
+	var b strings.Builder
+	if e.Name != "" {
+		b.WriteString(e.Name)
+		b.WriteByte(':')
+	} else {
+		b.WriteString("line ")
+	}
+	b.WriteString(strconv.Itoa(e.Line))
+	b.WriteString(": ")
+	if e.Format == FormatJSON {
+		b.WriteString("element ")
+		b.WriteString(strconv.Itoa(e.Index))
+		b.WriteString(": ")
+	}
+	b.WriteString(e.Err.Error())
+	return b.String()
+}
+
+// Unwrap returns the underlying error.
+func (e *ReadError) Unwrap() error { return e.Err }
+
+// ReadEvents reads a whole stream of events in any format Reader detects.
+// Errors are *ReadError values naming the line.
+func ReadEvents(r io.Reader) ([]Event, error) {
+	rd := NewReader(r, "")
+	var events []Event
+	for {
+		e, err := rd.Next()
+		if err == io.EOF {
+			return events, nil
+		}
+		if err != nil {
+			return events, err
+		}
+		events = append(events, e)
+	}
+}
+
+// Reader reads events one at a time from a stream whose format it detects
+// from the first bytes that are not white space: "[" starts a JSON array of
+// events, "{" starts JSON Lines, anything else is read as server-sent events.
+// Memory holds one event at a time, whatever the stream's length.
+//
+// Every error is a *ReadError naming the stream and the line.
+type Reader struct {
+	// MaxLineSize bounds a line (JSON Lines, SSE) or an array element
+	// (JSON); zero means DefaultMaxLineSize. Set it before the first call
+	// to Next.
+	MaxLineSize int
+
+	name   string
+	br     *bufio.Reader
+	format string
+	begun  bool
+	err    error
+	line   int // line of the last event returned
+	lines  int // lines consumed so far (JSON, JSON Lines)
+	index  int // events returned so far
+	buf    []byte
+	sse    *SSEDecoder
+	opened bool // JSON: the opening '[' was read
+	closed bool // JSON: the closing ']' was read
+}
+
+// NewReader returns a Reader for r; name is used in error messages.
+func NewReader(r io.Reader, name string) *Reader {
+	return &Reader{name: name, br: bufio.NewReaderSize(r, 64<<10)}
+}
+
+// Format returns the detected format: FormatJSON, FormatJSONL or FormatSSE,
+// or "" before the first call to Next and for an empty stream.
+func (r *Reader) Format() string { return r.format }
+
+// Line returns the 1-based line where the last event returned by Next
+// begins, for reporting a problem with that event as file:line.
+func (r *Reader) Line() int { return r.line }
+
+func (r *Reader) maxLine() int {
+	if r.MaxLineSize > 0 {
+		return r.MaxLineSize
+	}
+	return DefaultMaxLineSize
+}
+
+func (r *Reader) fail(line int, err error) error {
+	var re *ReadError
+	if errors.As(err, &re) {
+		re.Name = r.name
+		re.Format = r.format
+		re.Index = r.index
+		r.err = re
+		return re
+	}
+	r.err = &ReadError{Name: r.name, Line: line, Format: r.format, Index: r.index, Err: err}
+	return r.err
+}
+
+// Next returns the next event, or io.EOF at the end of the stream. After
+// any other error it keeps returning that error.
+func (r *Reader) Next() (Event, error) {
+	if r.err != nil {
+		return Event{}, r.err
+	}
+	if !r.begun {
+		r.begun = true
+		if err := r.detect(); err != nil {
+			if err == io.EOF {
+				r.err = io.EOF
+				return Event{}, io.EOF
+			}
+			return Event{}, r.fail(r.lines+1, err)
+		}
+	}
+	var (
+		e   Event
+		err error
+	)
+	switch r.format {
+	case FormatJSON:
+		e, err = r.nextJSON()
+	case FormatJSONL:
+		e, err = r.nextJSONL()
+	default:
+		e, err = r.nextSSE()
+	}
+	if err != nil {
+		if err == io.EOF {
+			r.err = io.EOF
+			return Event{}, err
+		}
+		return Event{}, r.fail(r.lines+1, err)
+	}
+	r.index++
+	return e, nil
+}
+
+// detect skips a byte order mark and finds the first byte that is not white
+// space without consuming it (except for white space filling the whole
+// buffer, which is counted and dropped).
+func (r *Reader) detect() error {
+	if b, _ := r.br.Peek(len(bom)); bytes.Equal(b, bom) {
+		r.br.Discard(len(bom))
+	}
+	for {
+		if _, err := r.br.Peek(1); err != nil {
+			return err
+		}
+		b, _ := r.br.Peek(r.br.Buffered())
+		i := 0
+		for i < len(b) && isSpace(b[i]) {
+			i++
+		}
+		if i < len(b) {
+			switch b[i] {
+			case '[':
+				r.format = FormatJSON
+			case '{':
+				r.format = FormatJSONL
+			default:
+				r.format = FormatSSE
+				r.sse = NewSSEDecoder(r.br)
+				r.sse.MaxLineSize = r.MaxLineSize
+				r.sse.started = true // the BOM is gone
+				r.sse.line = r.lines
+			}
+			return nil
+		}
+		r.lines += bytes.Count(b, []byte{'\n'})
+		r.br.Discard(len(b))
+	}
+}
+
+func (r *Reader) nextSSE() (Event, error) {
+	e, err := r.sse.NextEvent()
+	if err != nil {
+		if err != io.EOF {
+			var re *ReadError
+			if !errors.As(err, &re) {
+				err = &ReadError{Line: r.sse.Line(), Err: err}
+			}
+		}
+		return Event{}, err
+	}
+	// The decoder records where the event began.
+	r.line = r.sse.lastLine
+	return e, nil
+}
+
+// readLine returns the next line including its LF, if any. The slice is
+// valid until the next call.
+func (r *Reader) readLine() ([]byte, error) {
+	line, err := r.br.ReadSlice('\n')
+	if err == bufio.ErrBufferFull {
+		r.buf = append(r.buf[:0], line...)
+		for err == bufio.ErrBufferFull && len(r.buf) <= r.maxLine()+1 {
+			line, err = r.br.ReadSlice('\n')
+			r.buf = append(r.buf, line...)
+		}
+		line = r.buf
+	}
+	n := len(line)
+	if n > 0 && line[n-1] == '\n' {
+		n--
+	}
+	if n > r.maxLine() {
+		return nil, &ReadError{Line: r.lines + 1, Err: fmt.Errorf("%w: more than %d bytes", ErrLineTooLong, r.maxLine())}
+	}
+	return line, err
+}
+
+func (r *Reader) nextJSONL() (Event, error) {
+	for {
+		line, err := r.readLine()
+		if len(line) == 0 {
+			if err == nil {
+				err = io.ErrNoProgress
+			}
+			return Event{}, err
+		}
+		if err != nil && err != io.EOF {
+			return Event{}, err
+		}
+		r.lines++
+		text := bytes.TrimSpace(line)
+		if len(text) == 0 {
+			continue
+		}
+		e, perr := ParseEvent(bytes.Clone(text))
+		if perr != nil {
+			var se *SyntaxError
+			if line[len(line)-1] != '\n' && errors.As(perr, &se) && se.Offset >= len(text) {
+				perr = fmt.Errorf("truncated: the input ends inside this event: %w", perr)
+			}
+			return Event{}, &ReadError{Line: r.lines, Err: perr}
+		}
+		r.line = r.lines
+		return e, nil
+	}
+}
+
+// skipSpaceJSON consumes white space, counting lines, and returns the next
+// byte without consuming it.
+func (r *Reader) skipSpaceJSON() (byte, error) {
+	for {
+		if _, err := r.br.Peek(1); err != nil {
+			return 0, err
+		}
+		b, _ := r.br.Peek(r.br.Buffered())
+		i := 0
+		for i < len(b) && isSpace(b[i]) {
+			if b[i] == '\n' {
+				r.lines++
+			}
+			i++
+		}
+		r.br.Discard(i)
+		if i < len(b) {
+			return b[i], nil
+		}
+	}
+}
+
+func (r *Reader) nextJSON() (Event, error) {
+	if r.closed {
+		return Event{}, io.EOF
+	}
+	c, err := r.skipSpaceJSON()
+	if err != nil {
+		return Event{}, r.truncatedArray(err)
+	}
+	if !r.opened {
+		r.br.Discard(1) // detect saw the '['
+		r.opened = true
+		if c, err = r.skipSpaceJSON(); err != nil {
+			return Event{}, r.truncatedArray(err)
+		}
+		if c == ']' {
+			return Event{}, r.closeArray()
+		}
+	} else {
+		switch c {
+		case ']':
+			return Event{}, r.closeArray()
+		case ',':
+			r.br.Discard(1)
+			if c, err = r.skipSpaceJSON(); err != nil {
+				return Event{}, r.truncatedArray(err)
+			}
+			if c == ']' {
+				return Event{}, &ReadError{Line: r.lines + 1, Err: errors.New("trailing comma before ]")}
+			}
+		default:
+			return Event{}, &ReadError{Line: r.lines + 1, Err: fmt.Errorf("expected , or ] after element %d, found %s", r.index-1, quoteByte(c))}
+		}
+	}
+	start := r.lines + 1
+	elem, err := r.readElement()
+	if err != nil {
+		return Event{}, &ReadError{Line: start, Err: err}
+	}
+	e, err := ParseEvent(elem)
+	if err != nil {
+		line := start
+		var se *SyntaxError
+		if errors.As(err, &se) && se.Offset <= len(elem) {
+			line += bytes.Count(elem[:se.Offset], []byte{'\n'})
+		}
+		return Event{}, &ReadError{Line: line, Err: err}
+	}
+	r.line = start
+	return e, nil
+}
+
+func (r *Reader) truncatedArray(err error) error {
+	if err == io.EOF {
+		return &ReadError{Line: r.lines + 1, Err: errors.New("truncated: the input ends before the array's closing ]")}
+	}
+	return err
+}
+
+// closeArray consumes the closing ']' and checks that only white space
+// follows.
+func (r *Reader) closeArray() error {
+	r.br.Discard(1)
+	r.closed = true
+	c, err := r.skipSpaceJSON()
+	if err == io.EOF {
+		return io.EOF
+	}
+	if err != nil {
+		return err
+	}
+	return &ReadError{Line: r.lines + 1, Err: fmt.Errorf("unexpected %s after the array's closing ]", quoteByte(c))}
+}
+
+func quoteByte(c byte) string {
+	if c < 0x20 || c >= 0x7f {
+		return fmt.Sprintf("byte 0x%02x", c)
+	}
+	return strconv.QuoteRune(rune(c))
+}
+
+// readElement consumes one array element and returns its bytes, finding its
+// end by bracket depth and string state. It does not validate: ParseEvent
+// does that on the result.
+func (r *Reader) readElement() ([]byte, error) {
+	var (
+		elem   []byte
+		depth  int
+		inStr  bool
+		esc    bool
+		scalar bool
+	)
+	for {
+		if _, err := r.br.Peek(1); err != nil {
+			if err == io.EOF {
+				if scalar && !inStr {
+					return elem, nil // ParseEvent reports what it is
+				}
+				return nil, errors.New("truncated: the input ends inside this element")
+			}
+			return nil, err
+		}
+		b, _ := r.br.Peek(r.br.Buffered())
+		end := -1
+		consumed := len(b)
+		for i, c := range b {
+			if len(elem) == 0 && i == 0 {
+				switch c {
+				case '{', '[':
+					depth = 1
+					continue
+				case '"':
+					inStr = true
+					continue
+				default:
+					scalar = true
+				}
+			}
+			if inStr {
+				switch {
+				case esc:
+					esc = false
+				case c == '\\':
+					esc = true
+				case c == '"':
+					inStr = false
+					if depth == 0 {
+						end = i + 1
+					}
+				}
+				if end >= 0 {
+					break
+				}
+				continue
+			}
+			switch c {
+			case '"':
+				inStr = true
+			case '{', '[':
+				depth++
+			case '}', ']':
+				if depth == 0 {
+					end = i // a scalar ends at the array's ]
+				} else {
+					depth--
+					if depth == 0 {
+						end = i + 1
+					}
+				}
+			case ',', ' ', '\t', '\n', '\r':
+				if depth == 0 {
+					end = i
+				}
+			}
+			if end >= 0 {
+				break
+			}
+		}
+		if end >= 0 {
+			consumed = end
+		}
+		r.lines += bytes.Count(b[:consumed], []byte{'\n'})
+		elem = append(elem, b[:consumed]...)
+		r.br.Discard(consumed)
+		if end == 0 && len(elem) == 0 {
+			return nil, fmt.Errorf("unexpected %s", quoteByte(b[0]))
+		}
+		if len(elem) > r.maxLine() {
+			return nil, fmt.Errorf("element longer than %d bytes", r.maxLine())
+		}
+		if end >= 0 {
+			return elem, nil
+		}
+	}
+}
