@@ -258,9 +258,8 @@ func (r *Reader) nextJSONL() (Event, error) {
 		}
 		e, perr := ParseEvent(bytes.Clone(text))
 		if perr != nil {
-			var se *SyntaxError
-			if line[len(line)-1] != '\n' && errors.As(perr, &se) && se.Offset >= len(text) {
-				perr = fmt.Errorf("truncated: the input ends inside this event: %w", perr)
+			if line[len(line)-1] != '\n' && incomplete(text) {
+				perr = fmt.Errorf("%w: %w", errTruncatedEvent, perr)
 			}
 			return Event{}, &ReadError{Line: r.lines, Err: perr}
 		}
@@ -362,6 +361,34 @@ func (r *Reader) closeArray() error {
 		return err
 	}
 	return &ReadError{Line: r.lines + 1, Err: fmt.Errorf("unexpected %s after the array's closing ]", quoteByte(c))}
+}
+
+var errTruncatedEvent = errors.New("truncated: the input ends inside this event")
+
+// incomplete reports whether b ends inside a string or with a bracket
+// still open: the sign of an event cut off by the end of the input.
+func incomplete(b []byte) bool {
+	depth, inStr, esc := 0, false, false
+	for _, c := range b {
+		switch {
+		case inStr:
+			switch {
+			case esc:
+				esc = false
+			case c == '\\':
+				esc = true
+			case c == '"':
+				inStr = false
+			}
+		case c == '"':
+			inStr = true
+		case c == '{' || c == '[':
+			depth++
+		case c == '}' || c == ']':
+			depth--
+		}
+	}
+	return inStr || depth > 0
 }
 
 func quoteByte(c byte) string {

@@ -76,7 +76,8 @@ type SSEDecoder struct {
 	hasData   bool
 	retry     int
 	evLine    int
-	lastLine  int // Line of the last message dispatched
+	lastLine  int  // Line of the last message dispatched
+	cut       bool // the last message was ended by the end of the input
 	lastRetry int
 }
 
@@ -228,7 +229,9 @@ func (d *SSEDecoder) Next() (SSEMessage, error) {
 		line, err := d.readLine()
 		if err != nil {
 			if err == io.EOF && d.hasData {
-				return d.dispatch(), nil
+				m := d.dispatch()
+				d.cut = true
+				return m, nil
 			}
 			d.err = err
 			return SSEMessage{}, err
@@ -303,6 +306,7 @@ func parseRetry(v []byte) (int, bool) {
 func (d *SSEDecoder) dispatch() SSEMessage {
 	m := SSEMessage{ID: d.id, Data: d.data, Retry: d.retry, Line: d.evLine}
 	d.lastLine = d.evLine
+	d.cut = false
 	if len(d.event) > 0 {
 		m.Event = string(d.event)
 	}
@@ -328,6 +332,9 @@ func (d *SSEDecoder) NextEvent() (Event, error) {
 	}
 	e, err := ParseEvent(bytes.Clone(m.Data))
 	if err != nil {
+		if d.cut && incomplete(m.Data) {
+			err = fmt.Errorf("%w: %w", errTruncatedEvent, err)
+		}
 		return Event{}, &ReadError{Line: m.Line, Err: err}
 	}
 	return e, nil

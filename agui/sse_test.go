@@ -232,7 +232,7 @@ func TestSSENextEvent(t *testing.T) {
 		{"multi-line json", "data: {\"type\":\ndata: \"RUN_STARTED\"}\n\n", []EventType{RunStarted}, ""},
 		{"bad json", "data: {\"type\":\"RUN_STARTED\"}\n\n: note\n\ndata: {\"type\" 1}\n\n", []EventType{RunStarted}, "line 5: invalid JSON at byte 8: "},
 		{"no type", "data: {\"a\":1}\n\n", nil, "line 1: " + ErrNoType.Error()},
-		{"truncated", "data: {\"type\":\"RUN_STARTED\"}\n\ndata: {\"type\":\"RUN_", []EventType{RunStarted}, "line 3: invalid JSON"},
+		{"truncated", "data: {\"type\":\"RUN_STARTED\"}\n\ndata: {\"type\":\"RUN_", []EventType{RunStarted}, "line 3: truncated: the input ends inside this event: invalid JSON at byte 8"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
