@@ -25,12 +25,15 @@ import (
 
 const keyUndefined = "\x00u"
 
+// keyUndefinedBytes is keyUndefined as bytes; it must never be modified.
+var keyUndefinedBytes = []byte(keyUndefined)
+
 // keyBytes returns the canonical key of the value at sp in raw. uniq is
 // called to number objects and arrays. The result aliases raw when it can.
 func keyBytes(raw []byte, sp span, uniq func() int) []byte {
 	switch sp.kind {
 	case kindAbsent:
-		return []byte(keyUndefined)
+		return keyUndefinedBytes
 	case kindString:
 		if !sp.escaped {
 			return raw[sp.start:sp.end]

@@ -2,7 +2,6 @@ package agui
 
 import (
 	"fmt"
-	"strconv"
 	"unicode/utf16"
 	"unicode/utf8"
 )
@@ -302,22 +301,27 @@ closed:
 // unquote decodes the JSON string value in s (with its quotes).
 func unquote(s []byte) string {
 	body := s[1 : len(s)-1]
-	hasEscape := false
 	for _, c := range body {
 		if c == '\\' {
-			hasEscape = true
-			break
+			return string(appendUnescaped(make([]byte, 0, len(body)), s))
 		}
 	}
-	if !hasEscape {
-		return string(body)
-	}
-	buf := make([]byte, 0, len(body))
+	return string(body)
+}
+
+// appendUnescaped appends the decoded content of the valid JSON string s
+// (with its quotes) to buf.
+func appendUnescaped(buf, s []byte) []byte {
+	body := s[1 : len(s)-1]
 	for i := 0; i < len(body); {
 		c := body[i]
 		if c != '\\' {
-			buf = append(buf, c)
-			i++
+			j := i + 1
+			for j < len(body) && body[j] != '\\' {
+				j++
+			}
+			buf = append(buf, body[i:j]...)
+			i = j
 			continue
 		}
 		switch body[i+1] {
@@ -354,12 +358,23 @@ func unquote(s []byte) string {
 		}
 		i += 2
 	}
-	return string(buf)
+	return buf
 }
 
 func hex4(b []byte) uint16 {
-	v, _ := strconv.ParseUint(string(b), 16, 16)
-	return uint16(v)
+	var v uint16
+	for _, c := range b {
+		v <<= 4
+		switch {
+		case '0' <= c && c <= '9':
+			v |= uint16(c - '0')
+		case 'a' <= c && c <= 'f':
+			v |= uint16(c - 'a' + 10)
+		default:
+			v |= uint16(c - 'A' + 10)
+		}
+	}
+	return v
 }
 
 // quote returns s as a JSON string literal. HTML characters are not escaped.

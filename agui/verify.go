@@ -146,6 +146,25 @@ type Verifier struct {
 	freeArgs                                            []*[]byte
 	suppress                                            string // rule whose repeats are not reported until the next run
 	scratch                                             []byte
+	names                                               map[string]string // interned keys
+}
+
+// maxNames bounds the table of interned keys; past it the table starts over.
+const maxNames = 1 << 14
+
+// intern returns b as a string, reusing the string made the last time the
+// same bytes were seen, so that a stream whose ids recur costs no
+// allocation.
+func (v *Verifier) intern(b []byte) string {
+	if s, ok := v.names[string(b)]; ok {
+		return s
+	}
+	if len(v.names) >= maxNames {
+		clear(v.names)
+	}
+	s := string(b)
+	v.names[s] = s
+	return s
 }
 
 // NewVerifier returns a Verifier with the given options.
@@ -168,6 +187,7 @@ func NewVerifier(opt Options) *Verifier {
 	v.closedToolCalls = map[string]bool{}
 	v.endedCalls = map[string]bool{}
 	v.args = map[string]*[]byte{}
+	v.names = map[string]string{}
 	return v
 }
 
@@ -289,7 +309,7 @@ func (v *Verifier) nextUniq() int { v.uniq++; return v.uniq }
 func (v *Verifier) add(s orderedSet, k []byte) {
 	if _, ok := s[string(k)]; !ok {
 		v.seq++
-		s[string(k)] = v.seq
+		s[v.intern(k)] = v.seq
 	}
 }
 
@@ -411,7 +431,7 @@ func (v *Verifier) check(orig, e *Event) {
 		}
 		v.add(v.activeMessages, id)
 		if !has {
-			v.ownMessage[string(id)] = string(tag)
+			v.ownMessage[v.intern(id)] = v.intern(tag)
 		}
 
 	case TextMessageContent, TextMessageEnd:
@@ -432,7 +452,7 @@ func (v *Verifier) check(orig, e *Event) {
 		if t == TextMessageEnd {
 			delete(v.activeMessages, string(id))
 			if strict {
-				v.closedMessages[string(id)] = true
+				v.closedMessages[v.intern(id)] = true
 			}
 		}
 
@@ -473,9 +493,9 @@ func (v *Verifier) check(orig, e *Event) {
 				v.freeArgs = append(v.freeArgs, b)
 				delete(v.args, string(id))
 			}
-			v.closedToolCalls[string(id)] = true
+			v.closedToolCalls[v.intern(id)] = true
 			if _, ok := v.endedCalls[string(id)]; !ok {
-				v.endedCalls[string(id)] = false
+				v.endedCalls[v.intern(id)] = false
 			}
 		}
 
@@ -486,25 +506,25 @@ func (v *Verifier) check(orig, e *Event) {
 		id := v.key(e, fMessageID)
 		_, known := v.ownActivity[string(id)]
 		if !known || !e.literalFalse("replace") {
-			v.ownActivity[string(id)] = string(tag)
+			v.ownActivity[v.intern(id)] = v.intern(tag)
 		}
 
 	case ToolCallResult:
 		if m := e.f[fMessageID]; m.kind == kindString {
-			v.ownMessage[string(v.key(e, fMessageID))] = string(tag)
+			v.ownMessage[v.intern(v.key(e, fMessageID))] = v.intern(tag)
 		}
 		if strict {
 			id := v.key(e, fToolCallID)
-			name := keyText(string(id))
+			name := func() string { return keyText(string(id)) }
 			switch resulted, ended := v.endedCalls[string(id)]; {
 			case v.activeToolCalls.has(id):
-				fail("result-before-end", fmt.Sprintf("TOOL_CALL_RESULT for tool call '%s' arrives before its TOOL_CALL_END", name))
+				fail("result-before-end", fmt.Sprintf("TOOL_CALL_RESULT for tool call '%s' arrives before its TOOL_CALL_END", name()))
 			case !ended:
-				fail("result-unknown-call", fmt.Sprintf("TOOL_CALL_RESULT names tool call '%s', which no TOOL_CALL_START in this stream or message history opened", name))
+				fail("result-unknown-call", fmt.Sprintf("TOOL_CALL_RESULT names tool call '%s', which no TOOL_CALL_START in this stream or message history opened", name()))
 			case resulted:
-				fail("duplicate-result", fmt.Sprintf("tool call '%s' already has a TOOL_CALL_RESULT", name))
+				fail("duplicate-result", fmt.Sprintf("tool call '%s' already has a TOOL_CALL_RESULT", name()))
 			default:
-				v.endedCalls[string(id)] = true
+				v.endedCalls[v.intern(id)] = true
 			}
 		}
 
@@ -535,7 +555,7 @@ func (v *Verifier) check(orig, e *Event) {
 		}
 		v.add(open, id)
 		if !has {
-			v.ownReasoning[string(id)] = string(tag)
+			v.ownReasoning[v.intern(id)] = v.intern(tag)
 		}
 
 	case ReasoningMessageContent, ReasoningMessageEnd, ReasoningEnd:
@@ -561,7 +581,7 @@ func (v *Verifier) check(orig, e *Event) {
 		if t != ReasoningMessageContent {
 			delete(open, string(id))
 			if strict && t == ReasoningMessageEnd {
-				v.closedReasoningMsg[string(id)] = true
+				v.closedReasoningMsg[v.intern(id)] = true
 			}
 		}
 
@@ -612,7 +632,7 @@ func (v *Verifier) check(orig, e *Event) {
 			return
 		}
 		delete(v.activeSubagents, string(tag))
-		v.closedSubagents[string(tag)] = true
+		v.closedSubagents[v.intern(tag)] = true
 
 	case MessagesSnapshot:
 		sp := e.field("messages")
@@ -679,14 +699,19 @@ func (v *Verifier) toolCallStart(e *Event, tag []byte, fail func(rule, msg strin
 	if !has {
 		switch {
 		case string(tag) != keyUndefined:
-			v.ownToolCall[string(id)] = string(tag)
+			v.ownToolCall[v.intern(id)] = v.intern(tag)
 		case hasInherited:
-			v.ownToolCall[string(id)] = inherited
+			v.ownToolCall[v.intern(id)] = inherited
 		default:
-			v.ownToolCall[string(id)] = keyUndefined
+			v.ownToolCall[v.intern(id)] = keyUndefined
 		}
 	}
 	if v.opt.Profile == Strict {
+		// A call id started again in a later run is a new call: it has no
+		// result yet.
+		if _, ok := v.endedCalls[string(id)]; ok {
+			delete(v.endedCalls, string(id))
+		}
 		var b *[]byte
 		if n := len(v.freeArgs); n > 0 {
 			b = v.freeArgs[n-1]
@@ -695,7 +720,7 @@ func (v *Verifier) toolCallStart(e *Event, tag []byte, fail func(rule, msg strin
 			b = new([]byte)
 		}
 		*b = (*b)[:0]
-		v.args[string(id)] = b
+		v.args[v.intern(id)] = b
 	}
 }
 
@@ -988,15 +1013,7 @@ func interruptNulls(e *Event) string {
 }
 
 // appendUnquoted appends the decoded content of the JSON string s.
-func appendUnquoted(dst, s []byte) []byte {
-	body := s[1 : len(s)-1]
-	for _, c := range body {
-		if c == '\\' {
-			return append(dst, unquote(s)...)
-		}
-	}
-	return append(dst, body...)
-}
+func appendUnquoted(dst, s []byte) []byte { return appendUnescaped(dst, s) }
 
 // validJSON checks that b is exactly one JSON value.
 func validJSON(b []byte) error {

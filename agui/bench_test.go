@@ -1,0 +1,95 @@
+package agui
+
+import (
+	"fmt"
+	"testing"
+)
+
+// benchRun is one agent-like run: a text message streamed in 40 fragments,
+// three interleaved parallel calls of 20 argument fragments each, a step, a
+// state delta, and their results.
+func benchRun(run int) []string {
+	var s []string
+	s = append(s, fmt.Sprintf(`{"type":"RUN_STARTED","threadId":"thread-1","runId":"run-%d"}`, run))
+	s = append(s, `{"type":"STEP_STARTED","stepName":"answer"}`)
+	s = append(s, `{"type":"TEXT_MESSAGE_START","messageId":"msg-1","role":"assistant"}`)
+	for i := range 40 {
+		s = append(s, fmt.Sprintf(`{"type":"TEXT_MESSAGE_CONTENT","messageId":"msg-1","delta":"word %d "}`, i))
+	}
+	s = append(s, `{"type":"TEXT_MESSAGE_END","messageId":"msg-1"}`)
+	for _, c := range []string{"call-a", "call-b", "call-c"} {
+		s = append(s, fmt.Sprintf(`{"type":"TOOL_CALL_START","toolCallId":"%s","toolCallName":"move_task","parentMessageId":"msg-1"}`, c))
+	}
+	for i := range 20 {
+		for _, c := range []string{"call-a", "call-b", "call-c"} {
+			d := `\"x\":1,`
+			switch i {
+			case 0:
+				d = `{`
+			case 19:
+				d = `\"y\":2}`
+			}
+			s = append(s, fmt.Sprintf(`{"type":"TOOL_CALL_ARGS","toolCallId":"%s","delta":"%s"}`, c, d))
+		}
+	}
+	for _, c := range []string{"call-a", "call-b", "call-c"} {
+		s = append(s, fmt.Sprintf(`{"type":"TOOL_CALL_END","toolCallId":"%s"}`, c))
+		s = append(s, fmt.Sprintf(`{"type":"TOOL_CALL_RESULT","messageId":"res-%s","toolCallId":"%s","content":"ok"}`, c, c))
+	}
+	s = append(s, `{"type":"STATE_DELTA","delta":[{"op":"add","path":"/n","value":1}]}`)
+	s = append(s, `{"type":"STEP_FINISHED","stepName":"answer"}`)
+	s = append(s, fmt.Sprintf(`{"type":"RUN_FINISHED","threadId":"thread-1","runId":"run-%d"}`, run))
+	return s
+}
+
+func benchEvents(b *testing.B, runs int) []Event {
+	var evs []Event
+	for r := range runs {
+		evs = append(evs, events(b, benchRun(r)...)...)
+	}
+	return evs
+}
+
+func BenchmarkVerify(b *testing.B) {
+	for _, p := range []Profile{Reference, Strict} {
+		b.Run(p.String(), func(b *testing.B) {
+			evs := benchEvents(b, 10)
+			v := NewVerifier(Options{Profile: p})
+			b.ReportAllocs()
+			n := 0
+			for b.Loop() {
+				for i := range evs {
+					if vs := v.Push(evs[i]); vs != nil {
+						b.Fatal(vs)
+					}
+				}
+				n += len(evs)
+			}
+			b.ReportMetric(float64(n)/b.Elapsed().Seconds(), "events/s")
+			b.ReportMetric(float64(testing.AllocsPerRun(1, func() {
+				for i := range evs {
+					v.Push(evs[i])
+				}
+			}))/float64(len(evs)), "allocs/event")
+		})
+	}
+}
+
+func BenchmarkParseEvent(b *testing.B) {
+	lines := benchRun(0)
+	raw := make([][]byte, len(lines))
+	size := 0
+	for i, l := range lines {
+		raw[i] = []byte(l)
+		size += len(l)
+	}
+	b.SetBytes(int64(size))
+	b.ReportAllocs()
+	for b.Loop() {
+		for _, r := range raw {
+			if _, err := ParseEvent(r); err != nil {
+				b.Fatal(err)
+			}
+		}
+	}
+}

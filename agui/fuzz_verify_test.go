@@ -1,0 +1,57 @@
+package agui
+
+import (
+	"bytes"
+	"encoding/json"
+	"testing"
+)
+
+// FuzzVerify feeds arbitrary event sequences (one JSON object per line) to
+// every verifier configuration and to the chunk expander. Nothing may panic,
+// violations must point at real events in order, and the Reference
+// profile's verdict must not depend on the Strict rules.
+func FuzzVerify(f *testing.F) {
+	for i := range 40 {
+		var b bytes.Buffer
+		for _, e := range genStream(corpusSeed, i) {
+			j, _ := json.Marshal(e)
+			b.Write(j)
+			b.WriteByte('\n')
+		}
+		f.Add(b.Bytes())
+	}
+	f.Add([]byte(`{"type":"RUN_STARTED","subagentRunId":{}}` + "\n" + `{"type":"TEXT_MESSAGE_START","messageId":[1,null,{}]}`))
+	f.Add([]byte(`{"type":"TOOL_CALL_CHUNK","toolCallId":1e400,"toolCallName":null,"delta":"\ud800"}`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		var evs []Event
+		for _, line := range bytes.Split(data, []byte("\n")) {
+			if e, err := ParseEvent(line); err == nil {
+				evs = append(evs, e)
+			}
+		}
+		for _, opt := range []Options{{}, {Profile: Reference}, {NoChunkExpansion: true}, {Profile: Reference, NoChunkExpansion: true}} {
+			vs := Verify(evs, opt)
+			last := 0
+			for _, v := range vs {
+				if v.Index < last || v.Index > len(evs) {
+					t.Fatalf("%+v: violation index %d out of order or range (%d events)", opt, v.Index, len(evs))
+				}
+				last = v.Index
+				if v.Rule == "" || v.Message == "" {
+					t.Fatalf("%+v: violation without rule or message: %+v", opt, v)
+				}
+			}
+		}
+		// Strict never accepts what Reference rejects.
+		for _, noChunks := range []bool{false, true} {
+			ref := Verify(evs, Options{Profile: Reference, NoChunkExpansion: noChunks})
+			strict := Verify(evs, Options{Profile: Strict, NoChunkExpansion: noChunks})
+			if len(ref) > 0 && len(strict) == 0 {
+				t.Fatalf("Reference rejects (%v) what Strict accepts", ref[0])
+			}
+		}
+		if _, err := ExpandChunks(evs); err != nil && err.Error() == "" {
+			t.Fatal("empty error")
+		}
+	})
+}
