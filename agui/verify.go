@@ -126,7 +126,7 @@ type Verifier struct {
 	expanded   []Event
 
 	// reference state, per run unless noted
-	activeMessages, activeToolCalls         orderedSet
+	activeMessages, activeToolCalls          orderedSet
 	activeReasoningSpans, activeReasoningMsg orderedSet
 	ownMessage, ownToolCall                  map[string]string
 	ownActivity, ownReasoning                map[string]string
