@@ -192,32 +192,23 @@ func (sp Split) Cut(s string, seed uint64) []string {
 		}
 	}
 	cuts = slices.Compact(cuts)
-	var out []string
-	prev := 0
+	out := make([]string, 0, len(cuts)+1)
+	prev, n := 0, 0
+	add := func(frag string) {
+		out = append(out, frag)
+		n++
+		if sp.Empty > 0 && n%sp.Empty == 0 {
+			out = append(out, "")
+		}
+	}
 	for _, c := range cuts {
 		if c <= prev || c >= len(s) {
 			continue
 		}
-		out = sp.add(out, s[prev:c])
+		add(s[prev:c])
 		prev = c
 	}
-	return sp.add(out, s[prev:])
-}
-
-// add appends a fragment, and an empty one after every Empty-th.
-func (sp Split) add(out []string, frag string) []string {
-	out = append(out, frag)
-	if sp.Empty > 0 {
-		n := 0
-		for _, f := range out {
-			if f != "" {
-				n++
-			}
-		}
-		if n%sp.Empty == 0 {
-			out = append(out, "")
-		}
-	}
+	add(s[prev:])
 	return out
 }
 
