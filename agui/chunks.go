@@ -266,14 +266,14 @@ func (x *Expander) expandChunk(e *Event, k laneKind, out []Event) ([]Event, erro
 		l = x.lanes[i]
 		switch k {
 		case laneText:
-			if err := agreement(entity, l.id, "role", x.field(e, e.f[fRole]), l.role); err != nil {
+			if err := agreement(entity, l.id, "role", x.field(e, e.field("role")), l.role); err != nil {
 				return out, err
 			}
-			if err := agreement(entity, l.id, "name", x.field(e, e.f[fName]), l.name); err != nil {
+			if err := agreement(entity, l.id, "name", x.field(e, e.field("name")), l.name); err != nil {
 				return out, err
 			}
 		case laneTool:
-			if err := agreement(entity, l.id, "toolCallName", x.field(e, e.f[fToolCallName]), l.name); err != nil {
+			if err := agreement(entity, l.id, "toolCallName", x.field(e, e.field("toolCallName")), l.name); err != nil {
 				return out, err
 			}
 			if err := agreement(entity, l.id, "parentMessageId", x.field(e, e.f[fParentMessageID]), l.pmid); err != nil {
@@ -289,17 +289,17 @@ func (x *Expander) expandChunk(e *Event, k laneKind, out []Event) ([]Event, erro
 		var b objBuilder
 		switch k {
 		case laneText:
-			l.role = x.field(e, e.f[fRole])
+			l.role = x.field(e, e.field("role"))
 			if !l.role.present() {
 				l.role = jsField{raw: []byte(`"assistant"`), key: `"assistant"`}
 			}
-			l.name = x.field(e, e.f[fName])
+			l.name = x.field(e, e.field("name"))
 			b.str("type", string(TextMessageStart)).raw("messageId", id.raw).raw("role", l.role.raw)
 			if l.name.present() {
 				b.raw("name", l.name.raw)
 			}
 		case laneTool:
-			l.name = x.field(e, e.f[fToolCallName])
+			l.name = x.field(e, e.field("toolCallName"))
 			if !l.name.present() {
 				return out, fmt.Errorf("First %s must have a toolCallName", chunkType)
 			}

@@ -24,20 +24,16 @@ type Event struct {
 
 // The top-level fields indexed when an event is parsed. Others are found on
 // demand by Field.
+// The index holds what the verifier reads on every event, so that an Event
+// stays small to copy.
 const (
 	fType = iota
 	fMessageID
 	fToolCallID
-	fToolCallName
 	fParentMessageID
 	fStepName
 	fDelta
-	fRole
 	fSubagentRunID
-	fRunID
-	fThreadID
-	fTimestamp
-	fName
 	fEntityID
 	fSubtype
 	nIndexed
@@ -51,26 +47,14 @@ func indexOf(key []byte) int {
 		return fMessageID
 	case "toolCallId":
 		return fToolCallID
-	case "toolCallName":
-		return fToolCallName
 	case "parentMessageId":
 		return fParentMessageID
 	case "stepName":
 		return fStepName
 	case "delta":
 		return fDelta
-	case "role":
-		return fRole
 	case "subagentRunId":
 		return fSubagentRunID
-	case "runId":
-		return fRunID
-	case "threadId":
-		return fThreadID
-	case "timestamp":
-		return fTimestamp
-	case "name":
-		return fName
 	case "entityId":
 		return fEntityID
 	case "subtype":
@@ -206,8 +190,11 @@ func (e *Event) UnmarshalJSON(data []byte) error {
 // String returns the event's JSON.
 func (e Event) String() string { return string(e.raw) }
 
-func (e Event) str(i int) string {
-	sp := e.f[i]
+func (e Event) str(i int) string { return e.spanString(e.f[i]) }
+
+func (e Event) strField(name string) string { return e.spanString(e.field(name)) }
+
+func (e Event) spanString(sp span) string {
 	if sp.kind != kindString {
 		return ""
 	}
@@ -221,7 +208,7 @@ func (e Event) MessageID() string { return e.str(fMessageID) }
 func (e Event) ToolCallID() string { return e.str(fToolCallID) }
 
 // ToolCallName returns the toolCallName field.
-func (e Event) ToolCallName() string { return e.str(fToolCallName) }
+func (e Event) ToolCallName() string { return e.strField("toolCallName") }
 
 // ParentMessageID returns the parentMessageId field.
 func (e Event) ParentMessageID() string { return e.str(fParentMessageID) }
@@ -235,24 +222,24 @@ func (e Event) StepName() string { return e.str(fStepName) }
 func (e Event) Delta() string { return e.str(fDelta) }
 
 // Role returns the role field.
-func (e Event) Role() string { return e.str(fRole) }
+func (e Event) Role() string { return e.strField("role") }
 
 // SubagentRunID returns the subagentRunId field.
 func (e Event) SubagentRunID() string { return e.str(fSubagentRunID) }
 
 // RunID returns the runId field.
-func (e Event) RunID() string { return e.str(fRunID) }
+func (e Event) RunID() string { return e.strField("runId") }
 
 // ThreadID returns the threadId field.
-func (e Event) ThreadID() string { return e.str(fThreadID) }
+func (e Event) ThreadID() string { return e.strField("threadId") }
 
 // Name returns the name field (SUBAGENT_STARTED, CUSTOM, TEXT_MESSAGE_START).
-func (e Event) Name() string { return e.str(fName) }
+func (e Event) Name() string { return e.strField("name") }
 
 // Timestamp returns the timestamp field (milliseconds since the Unix epoch)
 // and whether it is present as a number.
 func (e Event) Timestamp() (int64, bool) {
-	sp := e.f[fTimestamp]
+	sp := e.field("timestamp")
 	if sp.kind != kindNumber {
 		return 0, false
 	}

@@ -196,7 +196,7 @@ func NewVerifier(opt Options) *Verifier {
 func Verify(events []Event, opt Options) []Violation {
 	v := NewVerifier(opt)
 	for i := range events {
-		v.Push(events[i])
+		v.push(&events[i])
 	}
 	v.Finish()
 	return v.Violations()
@@ -207,18 +207,20 @@ func (v *Verifier) Violations() []Violation { return v.violations }
 
 // Push checks the next event and returns the violations it caused (nil when
 // it conforms). The returned slice is only valid until the next call.
-func (v *Verifier) Push(e Event) []Violation {
+func (v *Verifier) Push(e Event) []Violation { return v.push(&e) }
+
+func (v *Verifier) push(e *Event) []Violation {
 	n := len(v.violations)
-	if v.opt.NoChunkExpansion {
-		v.check(&e, &e)
+	if v.opt.NoChunkExpansion || !isChunkRelevant(e.typ) && len(v.expander.lanes) == 0 {
+		v.check(e, e)
 	} else {
-		out, err := v.expander.push(&e, v.expanded[:0])
+		out, err := v.expander.push(e, v.expanded[:0])
 		v.expanded = out
 		for i := range out {
-			v.check(&e, &out[i])
+			v.check(e, &out[i])
 		}
 		if err != nil {
-			v.report(&e, "chunk", err.Error())
+			v.report(e, "chunk", err.Error())
 		}
 	}
 	v.index++
@@ -301,7 +303,16 @@ func (v *Verifier) report(e *Event, rule, msg string) {
 }
 
 func (v *Verifier) key(e *Event, f int) []byte {
-	return keyBytes(e.raw, e.f[f], v.nextUniq)
+	sp := e.f[f]
+	switch sp.kind {
+	case kindAbsent:
+		return keyUndefinedBytes
+	case kindString:
+		if !sp.escaped {
+			return e.raw[sp.start:sp.end]
+		}
+	}
+	return keyBytes(e.raw, sp, v.nextUniq)
 }
 
 func (v *Verifier) nextUniq() int { v.uniq++; return v.uniq }
@@ -444,10 +455,12 @@ func (v *Verifier) check(orig, e *Event) {
 			fail("message-not-open", fmt.Sprintf("Cannot send '%s' event: No active text message found with ID '%s'. %s", t, keyText(string(id)), hint))
 			return
 		}
-		owner, has := v.ownMessage[string(id)]
-		if msg := tagError(t, tag, owner, has, "message", id); msg != "" {
-			fail("subagent-attribution", msg)
-			return
+		if string(tag) != keyUndefined {
+			owner, has := v.ownMessage[string(id)]
+			if msg := tagError(t, tag, owner, has, "message", id); msg != "" {
+				fail("subagent-attribution", msg)
+				return
+			}
 		}
 		if t == TextMessageEnd {
 			delete(v.activeMessages, string(id))
@@ -469,10 +482,12 @@ func (v *Verifier) check(orig, e *Event) {
 			fail("tool-call-not-open", fmt.Sprintf("Cannot send '%s' event: No active tool call found with ID '%s'. %s", t, keyText(string(id)), hint))
 			return
 		}
-		owner, has := v.ownToolCall[string(id)]
-		if msg := tagError(t, tag, owner, has, "tool call", id); msg != "" {
-			fail("subagent-attribution", msg)
-			return
+		if string(tag) != keyUndefined {
+			owner, has := v.ownToolCall[string(id)]
+			if msg := tagError(t, tag, owner, has, "tool call", id); msg != "" {
+				fail("subagent-attribution", msg)
+				return
+			}
 		}
 		if t == ToolCallArgs {
 			if strict {
@@ -573,10 +588,12 @@ func (v *Verifier) check(orig, e *Event) {
 			}
 			return
 		}
-		owner, has := v.ownReasoning[string(id)]
-		if msg := tagError(t, tag, owner, has, "reasoning message", id); msg != "" {
-			fail("subagent-attribution", msg)
-			return
+		if string(tag) != keyUndefined {
+			owner, has := v.ownReasoning[string(id)]
+			if msg := tagError(t, tag, owner, has, "reasoning message", id); msg != "" {
+				fail("subagent-attribution", msg)
+				return
+			}
 		}
 		if t != ReasoningMessageContent {
 			delete(open, string(id))
@@ -771,7 +788,7 @@ func (v *Verifier) subagentStarted(e *Event, fail func(rule, msg string)) {
 		fail("subagent-lifecycle", "Cannot send 'SUBAGENT_STARTED' without a 'subagentRunId'.")
 		return
 	}
-	if e.f[fName].kind != kindString {
+	if e.field("name").kind != kindString {
 		fail("subagent-lifecycle", "Cannot send 'SUBAGENT_STARTED' without a 'name'.")
 		return
 	}
@@ -1038,4 +1055,10 @@ func clip(b []byte) string {
 		return fmt.Sprintf("%q...", b[:max])
 	}
 	return fmt.Sprintf("%q", b)
+}
+
+// isChunkRelevant reports whether expansion may change an event of type t
+// when no chunk stream is open.
+func isChunkRelevant(t EventType) bool {
+	return t == TextMessageChunk || t == ToolCallChunk || t == ReasoningMessageChunk
 }

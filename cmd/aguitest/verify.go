@@ -1,11 +1,185 @@
 package main
 
 import (
+	"encoding/json"
+	"errors"
+	"flag"
 	"fmt"
 	"io"
+	"os"
+	"strings"
+
+	"github.com/aguitest/aguitest/agui"
 )
 
+const verifyUsage = `usage: aguitest verify [--profile strict|reference] [--json] FILE...
+
+Checks the event ordering of AG-UI streams. A FILE is a JSON array of
+events, JSON Lines of events, or a server-sent event stream (detected);
+"-" reads standard input. Every violation is printed with the file, line,
+event index, rule, ids and message.
+
+Profiles:
+  strict     (default) the reference rules plus: the stream must end its run,
+             tool results follow the call's end, arguments parse as JSON,
+             no id is reopened within a run
+  reference  exactly what @ag-ui/client 1.0.0's verifier accepts
+
+Example:
+  aguitest verify agui/testdata/streams/parallel.sse
+  curl -sN -X POST localhost:8000/agent -d @input.json | aguitest verify -
+
+Exit status: 0 every stream conforms, 1 violations found, 2 bad usage or
+unreadable input.
+`
+
+// fileReport is what verify found in one input, as printed by --json.
+type fileReport struct {
+	File       string          `json:"file"`
+	Events     int             `json:"events"`
+	Runs       int             `json:"runs"`
+	Format     string          `json:"format,omitempty"`
+	Violations []violationJSON `json:"violations"`
+	Error      string          `json:"error,omitempty"`
+}
+
+type violationJSON struct {
+	Line int `json:"line,omitempty"`
+	agui.Violation
+}
+
 func cmdVerify(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	fmt.Fprintln(stderr, "aguitest verify: not built yet")
-	return 2
+	fs := flag.NewFlagSet("verify", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	profile := fs.String("profile", "strict", "strict or reference")
+	asJSON := fs.Bool("json", false, "print one JSON report per file")
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			fmt.Fprint(stdout, verifyUsage)
+			return 0
+		}
+		fmt.Fprintf(stderr, "aguitest verify: %v\n\n%s", err, verifyUsage)
+		return 2
+	}
+	p, err := agui.ParseProfile(*profile)
+	if err != nil {
+		fmt.Fprintf(stderr, "aguitest verify: %v\n", err)
+		return 2
+	}
+	if fs.NArg() == 0 {
+		fmt.Fprintf(stderr, "aguitest verify: no input files\n\n%s", verifyUsage)
+		return 2
+	}
+	status := 0
+	enc := json.NewEncoder(stdout)
+	for _, name := range fs.Args() {
+		rep := verifyFile(name, stdin, p)
+		switch {
+		case rep.Error != "":
+			status = 2
+		case len(rep.Violations) > 0 && status == 0:
+			status = 1
+		}
+		if *asJSON {
+			if rep.Violations == nil {
+				rep.Violations = []violationJSON{}
+			}
+			if err := enc.Encode(rep); err != nil {
+				fmt.Fprintf(stderr, "aguitest verify: %v\n", err)
+				return 2
+			}
+			continue
+		}
+		printReport(stdout, stderr, rep, p)
+	}
+	return status
+}
+
+func printReport(stdout, stderr io.Writer, rep fileReport, p agui.Profile) {
+	for _, v := range rep.Violations {
+		where := rep.File
+		if v.Line > 0 {
+			where = fmt.Sprintf("%s:%d", rep.File, v.Line)
+		}
+		if v.Type == "" {
+			fmt.Fprintf(stdout, "%s: end of stream after %d events: %s: %s\n", where, v.Index, v.Rule, v.Message)
+			continue
+		}
+		fmt.Fprintf(stdout, "%s: event %d %s%s: %s: %s\n", where, v.Index, v.Type, idsOf(v.Violation), v.Rule, v.Message)
+	}
+	if rep.Error != "" {
+		fmt.Fprintf(stderr, "aguitest verify: %s\n", rep.Error)
+		return
+	}
+	if len(rep.Violations) == 0 {
+		fmt.Fprintf(stdout, "%s: ok: %s in %s conform to the %s profile\n", rep.File, plural(rep.Events, "event"), plural(rep.Runs, "run"), p)
+	} else {
+		fmt.Fprintf(stdout, "%s: %s in %s\n", rep.File, plural(len(rep.Violations), "violation"), plural(rep.Events, "event"))
+	}
+}
+
+func idsOf(v agui.Violation) string {
+	var parts []string
+	for _, f := range []struct{ k, v string }{
+		{"messageId", v.MessageID}, {"toolCallId", v.ToolCallID}, {"stepName", v.StepName},
+		{"subagentRunId", v.SubagentRunID}, {"runId", v.RunID},
+	} {
+		if f.v != "" {
+			parts = append(parts, f.k+"="+f.v)
+		}
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return " [" + strings.Join(parts, " ") + "]"
+}
+
+// verifyFile streams one input through the verifier.
+func verifyFile(name string, stdin io.Reader, p agui.Profile) fileReport {
+	rep := fileReport{File: name}
+	var in io.Reader
+	if name == "-" {
+		rep.File = "<stdin>"
+		in = stdin
+	} else {
+		f, err := os.Open(name)
+		if err != nil {
+			rep.Error = err.Error()
+			return rep
+		}
+		defer f.Close()
+		in = f
+	}
+	r := agui.NewReader(in, rep.File)
+	v := agui.NewVerifier(agui.Options{Profile: p})
+	for {
+		e, err := r.Next()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			rep.Error = err.Error()
+			rep.Format = r.Format()
+			return rep
+		}
+		rep.Events++
+		if e.Type() == agui.RunStarted {
+			rep.Runs++
+		}
+		for _, vi := range v.Push(e) {
+			rep.Violations = append(rep.Violations, violationJSON{Line: r.Line(), Violation: vi})
+		}
+	}
+	for _, vi := range v.Finish() {
+		rep.Violations = append(rep.Violations, violationJSON{Violation: vi})
+	}
+	rep.Format = r.Format()
+	return rep
+}
+
+func plural(n int, word string) string {
+	if n == 1 {
+		return "1 " + word
+	}
+	return fmt.Sprintf("%d %ss", n, word)
 }

@@ -1,0 +1,173 @@
+// Command verify-bench runs aguitest's verifier and the reference verifier
+// (@ag-ui/client 1.0.0 under Node) on the same stream of a million events
+// in one run, and prints both throughputs and their ratio.
+//
+// Usage (from the repository root, after npm ci --prefix internal/oracle):
+//
+//	go run ./bench/verify [-events 1000000]
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"log"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"time"
+
+	"github.com/aguitest/aguitest/agui"
+)
+
+func main() {
+	n := flag.Int("events", 1_000_000, "number of events in the stream")
+	oracle := flag.String("oracle", "internal/oracle", "directory of the reference client's npm packages")
+	flag.Parse()
+
+	dir, err := os.MkdirTemp("", "verify-bench")
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer os.RemoveAll(dir)
+	file := filepath.Join(dir, "stream.jsonl")
+	size, count, err := writeStream(file, *n)
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Printf("stream: %d events, %.1f MB, %d-event runs (text, 3 interleaved parallel calls, results, a step, state)\n",
+		count, float64(size)/1e6, len(run(0)))
+
+	// ours: parse and verify, streaming from the file
+	start := time.Now()
+	f, err := os.Open(file)
+	if err != nil {
+		log.Fatal(err)
+	}
+	r := agui.NewReader(bufio.NewReaderSize(f, 1<<20), file)
+	v := agui.NewVerifier(agui.Options{Profile: agui.Reference, NoChunkExpansion: true})
+	for {
+		e, err := r.Next()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			log.Fatal(err)
+		}
+		if vs := v.Push(e); vs != nil {
+			log.Fatalf("our verifier rejects the stream: %v", vs[0])
+		}
+	}
+	f.Close()
+	ourAll := time.Since(start)
+
+	data, err := os.ReadFile(file)
+	if err != nil {
+		log.Fatal(err)
+	}
+	evs, err := agui.ReadEvents(bytes.NewReader(data))
+	if err != nil {
+		log.Fatal(err)
+	}
+
+	// ours: verify only, events already parsed
+	start = time.Now()
+	if vs := agui.Verify(evs, agui.Options{Profile: agui.Reference, NoChunkExpansion: true}); vs != nil {
+		log.Fatalf("our verifier rejects the stream: %v", vs[0])
+	}
+	ourVerify := time.Since(start)
+
+	cmd := exec.Command("node", "bench.mjs", file)
+	cmd.Dir = *oracle
+	cmd.Stderr = os.Stderr
+	out, err := cmd.Output()
+	if err != nil {
+		log.Fatalf("node: %v", err)
+	}
+	var ref struct {
+		Events                int
+		ParseAndVerifySeconds float64
+		VerifySeconds         float64
+		Error                 string
+	}
+	if err := json.Unmarshal(out, &ref); err != nil {
+		log.Fatalf("node output %q: %v", out, err)
+	}
+	if ref.Error != "" || ref.Events != count {
+		log.Fatalf("reference: %d events, error %q", ref.Events, ref.Error)
+	}
+
+	rate := func(d float64) float64 { return float64(count) / d }
+	fmt.Printf("%-22s %14s %14s %7s\n", "", "aguitest", "@ag-ui/client", "ratio")
+	fmt.Printf("%-22s %11.0f /s %11.0f /s %6.1fx\n", "parse + verify", rate(ourAll.Seconds()), rate(ref.ParseAndVerifySeconds), ref.ParseAndVerifySeconds/ourAll.Seconds())
+	fmt.Printf("%-22s %11.0f /s %11.0f /s %6.1fx\n", "verify (parsed events)", rate(ourVerify.Seconds()), rate(ref.VerifySeconds), ref.VerifySeconds/ourVerify.Seconds())
+}
+
+func writeStream(path string, n int) (int64, int, error) {
+	f, err := os.Create(path)
+	if err != nil {
+		return 0, 0, err
+	}
+	w := bufio.NewWriter(f)
+	count := 0
+	for r := 0; count < n; r++ {
+		for _, line := range run(r) {
+			w.WriteString(line)
+			w.WriteByte('\n')
+			count++
+		}
+	}
+	if err := w.Flush(); err != nil {
+		return 0, 0, err
+	}
+	st, err := f.Stat()
+	if err != nil {
+		return 0, 0, err
+	}
+	return st.Size(), count, f.Close()
+}
+
+// run is one agent-like run with unique ids.
+func run(r int) []string {
+	var b bytes.Buffer
+	var s []string
+	add := func(format string, args ...any) {
+		b.Reset()
+		fmt.Fprintf(&b, format, args...)
+		s = append(s, b.String())
+	}
+	add(`{"type":"RUN_STARTED","threadId":"thread-1","runId":"run-%d"}`, r)
+	add(`{"type":"STEP_STARTED","stepName":"answer"}`)
+	add(`{"type":"TEXT_MESSAGE_START","messageId":"msg-%d","role":"assistant"}`, r)
+	for i := range 40 {
+		add(`{"type":"TEXT_MESSAGE_CONTENT","messageId":"msg-%d","delta":"word %d "}`, r, i)
+	}
+	add(`{"type":"TEXT_MESSAGE_END","messageId":"msg-%d"}`, r)
+	calls := []string{"a", "b", "c"}
+	for _, c := range calls {
+		add(`{"type":"TOOL_CALL_START","toolCallId":"call-%d-%s","toolCallName":"move_task","parentMessageId":"msg-%d"}`, r, c, r)
+	}
+	for i := range 20 {
+		for _, c := range calls {
+			d := `\"x\":1,`
+			switch i {
+			case 0:
+				d = `{`
+			case 19:
+				d = `\"y\":2}`
+			}
+			add(`{"type":"TOOL_CALL_ARGS","toolCallId":"call-%d-%s","delta":"%s"}`, r, c, d)
+		}
+	}
+	for _, c := range calls {
+		add(`{"type":"TOOL_CALL_END","toolCallId":"call-%d-%s"}`, r, c)
+		add(`{"type":"TOOL_CALL_RESULT","messageId":"res-%d-%s","toolCallId":"call-%d-%s","content":"ok"}`, r, c, r, c)
+	}
+	add(`{"type":"STATE_DELTA","delta":[{"op":"add","path":"/n","value":%d}]}`, r)
+	add(`{"type":"STEP_FINISHED","stepName":"answer"}`)
+	add(`{"type":"RUN_FINISHED","threadId":"thread-1","runId":"run-%d"}`, r)
+	return s
+}
