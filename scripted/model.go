@@ -134,6 +134,13 @@ func estimate(t *Turn, req *Request) Usage {
 	return Usage{PromptTokens: in, CompletionTokens: out, TotalTokens: in + out}
 }
 
+// faultAt reports whether the answer's stream fault strikes before chunk
+// i; a fault set after the last chunk strikes before the end of the stream
+// (for the server, before "data: [DONE]").
+func (a *answer) faultAt(i int) bool {
+	return a.fault != nil && a.fault.Kind != FaultStatus && min(a.fault.After, len(a.chunks)) == i
+}
+
 // Stream answers req with the next turn. A turn with a FaultStatus
 // returns a *StatusError; a request the script does not expect returns an
 // error saying why. Other faults strike while ranging over the stream,
@@ -151,8 +158,8 @@ func (m *Model) Stream(ctx context.Context, req Request) (iter.Seq2[Chunk, error
 		return nil, &StatusError{Turn: a.turn, Status: f.Status, RetryAfter: f.RetryAfter, Body: f.errorBody()}
 	}
 	return func(yield func(Chunk, error) bool) {
-		for i, c := range a.chunks {
-			if f := a.fault; f != nil && i == f.After {
+		for i := 0; i <= len(a.chunks); i++ {
+			if f := a.fault; a.faultAt(i) {
 				switch f.Kind {
 				case FaultDisconnect:
 					yield(Chunk{}, ErrDisconnect)
@@ -167,6 +174,9 @@ func (m *Model) Stream(ctx context.Context, req Request) (iter.Seq2[Chunk, error
 					}
 				}
 			}
+			if i == len(a.chunks) {
+				return
+			}
 			d := a.plan.Every
 			if i == 0 {
 				d = a.plan.First
@@ -175,7 +185,7 @@ func (m *Model) Stream(ctx context.Context, req Request) (iter.Seq2[Chunk, error
 				yield(Chunk{}, err)
 				return
 			}
-			if !yield(c, nil) {
+			if !yield(a.chunks[i], nil) {
 				return
 			}
 		}

@@ -211,8 +211,8 @@ func (h *handler) stream(ctx context.Context, w http.ResponseWriter, a *answer, 
 	w.WriteHeader(http.StatusOK)
 	_ = rc.Flush()
 	buf := make([]byte, 0, 512)
-	for i := range a.chunks {
-		if f := a.fault; f != nil && i == f.After {
+	for i := 0; i <= len(a.chunks); i++ {
+		if f := a.fault; a.faultAt(i) {
 			switch f.Kind {
 			case FaultDisconnect:
 				_ = rc.Flush()
@@ -229,6 +229,9 @@ func (h *handler) stream(ctx context.Context, w http.ResponseWriter, a *answer, 
 					return
 				}
 			}
+		}
+		if i == len(a.chunks) {
+			break
 		}
 		d := a.plan.Every
 		if i == 0 {

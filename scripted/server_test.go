@@ -363,3 +363,19 @@ func TestMidRuneWire(t *testing.T) {
 		t.Errorf("got %+v", got)
 	}
 }
+
+// TestDisconnectBeforeDone: a fault set past the last chunk drops the
+// connection before "data: [DONE]".
+func TestDisconnectBeforeDone(t *testing.T) {
+	srv := NewServer(Script{Turns: []Turn{{Text: "abc", Fault: &Fault{Kind: FaultDisconnect, After: 99}}}})
+	defer srv.Close()
+	resp, err := http.Post(srv.URL+"/chat/completions", "application/json", strings.NewReader(streamBody))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	if !errors.Is(err, io.ErrUnexpectedEOF) || strings.Contains(string(b), "[DONE]") || !strings.Contains(string(b), `"finish_reason":"stop"`) {
+		t.Errorf("read %v:\n%s\nwant every chunk, no [DONE], then io.ErrUnexpectedEOF", err, b)
+	}
+}
