@@ -250,3 +250,21 @@ func compareWithOracle(evs []Event, res oracleResult) []error {
 	}
 	return errs
 }
+
+func TestEventTypesMatchCore(t *testing.T) {
+	dir := needOracle(t)
+	cmd := exec.Command("node", "--input-type=module", "-e",
+		`import { EventType } from "@ag-ui/core"; console.log(JSON.stringify(Object.values(EventType)))`)
+	cmd.Dir = dir
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var core []EventType
+	if err := json.Unmarshal(out, &core); err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(core, EventTypes) {
+		t.Errorf("EventTypes differ from @ag-ui/core's EventType:\n core: %v\n ours: %v", core, EventTypes)
+	}
+}
