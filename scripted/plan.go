@@ -43,8 +43,6 @@ func (p Plan) String() string {
 
 func (d Duration) String() string { b, _ := d.MarshalText(); return string(b) }
 
-func (p Plan) isZero() bool { return p == Plan{} }
-
 // over fills the zero fields of p from def, then from the defaults.
 func (p Plan) over(def Plan) Plan {
 	if p.Split == (Split{}) {
