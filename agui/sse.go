@@ -343,9 +343,10 @@ func (d *SSEDecoder) NextEvent() (Event, error) {
 // SSEEncoder writes server-sent events and flushes after each one, so that
 // every event reaches the client as soon as it is written.
 type SSEEncoder struct {
-	w     io.Writer
-	flush func() error
-	buf   []byte
+	w      io.Writer
+	flush  func() error
+	buf    []byte
+	lastID string // the last event id written
 }
 
 // NewSSEEncoder returns an encoder writing to w. When w is an
@@ -381,9 +382,11 @@ func (e *SSEEncoder) Encode(ev Event) error {
 	return e.write(SSEMessage{Data: ev.Raw(), Retry: -1}, false)
 }
 
-// EncodeMessage writes a server-sent event with its name, id and retry
-// fields when set (ID is written when not empty, Retry when not negative;
-// Line is ignored) and flushes. A name or id holding a line break, or an
+// EncodeMessage writes a server-sent event and flushes. The name is
+// written when not empty and Retry when not negative; Line is ignored. As a
+// decoder keeps the last event id until an "id:" field changes it, ID is
+// written when it differs from the last one this encoder wrote, including
+// an empty ID after a non-empty one. A name or id holding a line break, or an
 // id holding NUL, is an error: the decoder could not read it back.
 func (e *SSEEncoder) EncodeMessage(m SSEMessage) error {
 	if bytes.ContainsAny([]byte(m.Event), "\r\n") {
@@ -401,8 +404,9 @@ func (e *SSEEncoder) write(m SSEMessage, fields bool) error {
 		if m.Event != "" {
 			b = append(append(append(b, "event: "...), m.Event...), '\n')
 		}
-		if m.ID != "" {
+		if m.ID != e.lastID {
 			b = append(append(append(b, "id: "...), m.ID...), '\n')
+			e.lastID = m.ID
 		}
 		if m.Retry >= 0 {
 			b = strconv.AppendInt(append(b, "retry: "...), int64(m.Retry), 10)

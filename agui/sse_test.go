@@ -16,16 +16,16 @@ import (
 	"github.com/google/go-cmp/cmp"
 )
 
-// msg is an SSEMessage with its data as a string, for comparisons.
-type msg struct {
+// sseMsg is an SSEMessage with its data as a string, for comparisons.
+type sseMsg struct {
 	Event, ID, Data string
 	Retry, Line     int
 }
 
-func decodeAll(r io.Reader, maxLine int) ([]msg, error) {
+func decodeAll(r io.Reader, maxLine int) ([]sseMsg, error) {
 	d := NewSSEDecoder(r)
 	d.MaxLineSize = maxLine
-	var got []msg
+	var got []sseMsg
 	for {
 		m, err := d.Next()
 		if err == io.EOF {
@@ -34,40 +34,40 @@ func decodeAll(r io.Reader, maxLine int) ([]msg, error) {
 		if err != nil {
 			return got, err
 		}
-		got = append(got, msg{m.Event, m.ID, string(m.Data), m.Retry, m.Line})
+		got = append(got, sseMsg{m.Event, m.ID, string(m.Data), m.Retry, m.Line})
 	}
 }
 
 var sseCases = []struct {
 	name string
 	in   string
-	want []msg
+	want []sseMsg
 }{
-	{"lf", "data: a\n\ndata: b\n\n", []msg{{"", "", "a", -1, 1}, {"", "", "b", -1, 3}}},
-	{"crlf", "data: a\r\n\r\ndata: b\r\n\r\n", []msg{{"", "", "a", -1, 1}, {"", "", "b", -1, 3}}},
-	{"cr", "data: a\r\rdata: b\r\r", []msg{{"", "", "a", -1, 1}, {"", "", "b", -1, 3}}},
-	{"mixed line ends", "data: a\r\ndata: b\rdata: c\n\r\n", []msg{{"", "", "a\nb\nc", -1, 1}}},
-	{"bom", "\xEF\xBB\xBFdata: a\n\n", []msg{{"", "", "a", -1, 1}}},
-	{"bom only at start", "data: a\n\n\xEF\xBB\xBFdata: b\n\n", []msg{{"", "", "a", -1, 1}}},
-	{"no space", "data:a\n\n", []msg{{"", "", "a", -1, 1}}},
-	{"one space stripped", "data:  a \n\n", []msg{{"", "", " a ", -1, 1}}},
-	{"tab kept", "data:\ta\n\n", []msg{{"", "", "\ta", -1, 1}}},
-	{"lines joined", "data: a\ndata:\ndata: b\n\n", []msg{{"", "", "a\n\nb", -1, 1}}},
-	{"comments", ": hi\ndata: a\n: there\n\n:\n\n", []msg{{"", "", "a", -1, 2}}},
-	{"event name", "event: add\ndata: 1\n\ndata: 2\n\n", []msg{{"add", "", "1", -1, 1}, {"", "", "2", -1, 4}}},
-	{"id persists", "id: 7\ndata: a\n\ndata: b\n\nid\ndata: c\n\n", []msg{{"", "7", "a", -1, 1}, {"", "7", "b", -1, 4}, {"", "", "c", -1, 6}}},
-	{"id with nul ignored", "id: 1\ndata: a\n\nid: 2\x003\ndata: b\n\n", []msg{{"", "1", "a", -1, 1}, {"", "1", "b", -1, 4}}},
-	{"retry", "retry: 3000\ndata: a\n\ndata: b\n\n", []msg{{"", "", "a", 3000, 1}, {"", "", "b", -1, 4}}},
-	{"retry not digits", "retry: 30s\ndata: a\n\nretry: -1\ndata: b\n\nretry:\ndata: c\n\n", []msg{{"", "", "a", -1, 1}, {"", "", "b", -1, 4}, {"", "", "c", -1, 7}}},
-	{"field without colon", "data\n\n", []msg{{"", "", "", -1, 1}}},
-	{"empty data dispatches", "data:\n\n", []msg{{"", "", "", -1, 1}}},
-	{"unknown fields", "foo: bar\ndata: a\nDATA: b\n data: c\n\n", []msg{{"", "", "a", -1, 1}}},
-	{"no data no dispatch", "event: x\nid: 1\n\ndata: a\n\n", []msg{{"", "1", "a", -1, 4}}},
-	{"event name reset", "event: x\n\ndata: a\n\n", []msg{{"", "", "a", -1, 3}}},
-	{"final event without blank line", "data: a\n\ndata: b", []msg{{"", "", "a", -1, 1}, {"", "", "b", -1, 3}}},
-	{"final event with one line end", "data: a\n", []msg{{"", "", "a", -1, 1}}},
-	{"blank lines before", "\n\n\r\ndata: a\n\n", []msg{{"", "", "a", -1, 4}}},
-	{"colon in value", "data: a: b\n\n", []msg{{"", "", "a: b", -1, 1}}},
+	{"lf", "data: a\n\ndata: b\n\n", []sseMsg{{"", "", "a", -1, 1}, {"", "", "b", -1, 3}}},
+	{"crlf", "data: a\r\n\r\ndata: b\r\n\r\n", []sseMsg{{"", "", "a", -1, 1}, {"", "", "b", -1, 3}}},
+	{"cr", "data: a\r\rdata: b\r\r", []sseMsg{{"", "", "a", -1, 1}, {"", "", "b", -1, 3}}},
+	{"mixed line ends", "data: a\r\ndata: b\rdata: c\n\r\n", []sseMsg{{"", "", "a\nb\nc", -1, 1}}},
+	{"bom", "\xEF\xBB\xBFdata: a\n\n", []sseMsg{{"", "", "a", -1, 1}}},
+	{"bom only at start", "data: a\n\n\xEF\xBB\xBFdata: b\n\n", []sseMsg{{"", "", "a", -1, 1}}},
+	{"no space", "data:a\n\n", []sseMsg{{"", "", "a", -1, 1}}},
+	{"one space stripped", "data:  a \n\n", []sseMsg{{"", "", " a ", -1, 1}}},
+	{"tab kept", "data:\ta\n\n", []sseMsg{{"", "", "\ta", -1, 1}}},
+	{"lines joined", "data: a\ndata:\ndata: b\n\n", []sseMsg{{"", "", "a\n\nb", -1, 1}}},
+	{"comments", ": hi\ndata: a\n: there\n\n:\n\n", []sseMsg{{"", "", "a", -1, 2}}},
+	{"event name", "event: add\ndata: 1\n\ndata: 2\n\n", []sseMsg{{"add", "", "1", -1, 1}, {"", "", "2", -1, 4}}},
+	{"id persists", "id: 7\ndata: a\n\ndata: b\n\nid\ndata: c\n\n", []sseMsg{{"", "7", "a", -1, 1}, {"", "7", "b", -1, 4}, {"", "", "c", -1, 6}}},
+	{"id with nul ignored", "id: 1\ndata: a\n\nid: 2\x003\ndata: b\n\n", []sseMsg{{"", "1", "a", -1, 1}, {"", "1", "b", -1, 4}}},
+	{"retry", "retry: 3000\ndata: a\n\ndata: b\n\n", []sseMsg{{"", "", "a", 3000, 1}, {"", "", "b", -1, 4}}},
+	{"retry not digits", "retry: 30s\ndata: a\n\nretry: -1\ndata: b\n\nretry:\ndata: c\n\n", []sseMsg{{"", "", "a", -1, 1}, {"", "", "b", -1, 4}, {"", "", "c", -1, 7}}},
+	{"field without colon", "data\n\n", []sseMsg{{"", "", "", -1, 1}}},
+	{"empty data dispatches", "data:\n\n", []sseMsg{{"", "", "", -1, 1}}},
+	{"unknown fields", "foo: bar\ndata: a\nDATA: b\n data: c\n\n", []sseMsg{{"", "", "a", -1, 1}}},
+	{"no data no dispatch", "event: x\nid: 1\n\ndata: a\n\n", []sseMsg{{"", "1", "a", -1, 4}}},
+	{"event name reset", "event: x\n\ndata: a\n\n", []sseMsg{{"", "", "a", -1, 3}}},
+	{"final event without blank line", "data: a\n\ndata: b", []sseMsg{{"", "", "a", -1, 1}, {"", "", "b", -1, 3}}},
+	{"final event with one line end", "data: a\n", []sseMsg{{"", "", "a", -1, 1}}},
+	{"blank lines before", "\n\n\r\ndata: a\n\n", []sseMsg{{"", "", "a", -1, 4}}},
+	{"colon in value", "data: a: b\n\n", []sseMsg{{"", "", "a: b", -1, 1}}},
 	{"empty", "", nil},
 	{"only comments", ": a\n: b", nil},
 }
@@ -116,12 +116,12 @@ func TestSSEDecodeCRLFAcrossReads(t *testing.T) {
 	tests := []struct {
 		name   string
 		chunks []string
-		want   []msg
+		want   []sseMsg
 	}{
-		{"crlf split", []string{"data: a\r", "\n\r", "\ndata: b\r\n\r\n"}, []msg{{"", "", "a", -1, 1}, {"", "", "b", -1, 3}}},
-		{"cr then cr", []string{"data: a\r", "\rdata: b\r", "\r"}, []msg{{"", "", "a", -1, 1}, {"", "", "b", -1, 3}}},
-		{"cr then data", []string{"data: a\r", "data: b\n\n"}, []msg{{"", "", "a\nb", -1, 1}}},
-		{"bom split", []string{"\xEF", "\xBB", "\xBFdata: a\n\n"}, []msg{{"", "", "a", -1, 1}}},
+		{"crlf split", []string{"data: a\r", "\n\r", "\ndata: b\r\n\r\n"}, []sseMsg{{"", "", "a", -1, 1}, {"", "", "b", -1, 3}}},
+		{"cr then cr", []string{"data: a\r", "\rdata: b\r", "\r"}, []sseMsg{{"", "", "a", -1, 1}, {"", "", "b", -1, 3}}},
+		{"cr then data", []string{"data: a\r", "data: b\n\n"}, []sseMsg{{"", "", "a\nb", -1, 1}}},
+		{"bom split", []string{"\xEF", "\xBB", "\xBFdata: a\n\n"}, []sseMsg{{"", "", "a", -1, 1}}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -141,13 +141,13 @@ func TestSSEDecodeMaxLineSize(t *testing.T) {
 		name    string
 		in      string
 		max     int
-		want    []msg
+		want    []sseMsg
 		wantErr string
 	}{
-		{"at limit", "data: 12\n\n", 8, []msg{{"", "", "12", -1, 1}}, ""},
-		{"at limit unterminated", "data: 12", 8, []msg{{"", "", "12", -1, 1}}, ""},
-		{"over limit", "data: a\n\ndata: 123\n\n", 8, []msg{{"", "", "a", -1, 1}}, "line 3: line too long: more than 8 bytes"},
-		{"over limit unterminated", "data: a\n\n: comment", 8, []msg{{"", "", "a", -1, 1}}, "line 3: line too long: more than 8 bytes"},
+		{"at limit", "data: 12\n\n", 8, []sseMsg{{"", "", "12", -1, 1}}, ""},
+		{"at limit unterminated", "data: 12", 8, []sseMsg{{"", "", "12", -1, 1}}, ""},
+		{"over limit", "data: a\n\ndata: 123\n\n", 8, []sseMsg{{"", "", "a", -1, 1}}, "line 3: line too long: more than 8 bytes"},
+		{"over limit unterminated", "data: a\n\n: comment", 8, []sseMsg{{"", "", "a", -1, 1}}, "line 3: line too long: more than 8 bytes"},
 		{"over limit cr", "data: 123\r\r", 8, nil, "line 1: line too long: more than 8 bytes"},
 		{"data over limit", "data:1234\ndata:1234\ndata:1234\n\n", 9, nil, "line 3: line too long: the event's data is over 9 bytes"},
 	}
@@ -358,7 +358,7 @@ func TestSSEWriteComment(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want := []msg{{"", "", `{"type":"RUN_STARTED"}`, -1, 4}}; !cmp.Equal(want, got) {
+	if want := []sseMsg{{"", "", `{"type":"RUN_STARTED"}`, -1, 4}}; !cmp.Equal(want, got) {
 		t.Errorf("decoded (-want +got):\n%s", cmp.Diff(want, got))
 	}
 }
@@ -456,5 +456,30 @@ func BenchmarkSSEDecode(b *testing.B) {
 				break
 			}
 		}
+	}
+}
+
+func TestSSEEncodeMessageIDs(t *testing.T) {
+	var b bytes.Buffer
+	enc := NewSSEEncoder(&b)
+	for _, id := range []string{"", "1", "1", "", "2"} {
+		if err := enc.EncodeMessage(SSEMessage{ID: id, Retry: -1, Data: []byte(id)}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want := "data: \n\nid: 1\ndata: 1\n\ndata: 1\n\nid: \ndata: \n\nid: 2\ndata: 2\n\n"
+	if got := b.String(); got != want {
+		t.Errorf("got %q, want %q", got, want)
+	}
+	got, err := decodeAll(&b, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ids []string
+	for _, m := range got {
+		ids = append(ids, m.ID)
+	}
+	if diff := cmp.Diff([]string{"", "1", "1", "", "2"}, ids); diff != "" {
+		t.Errorf("ids (-want +got):\n%s", diff)
 	}
 }
