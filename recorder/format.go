@@ -1,0 +1,349 @@
+package recorder
+
+import (
+	"bytes"
+	"encoding/json"
+	"net/http"
+	"strconv"
+	"time"
+	"unicode/utf8"
+
+	"github.com/aguitest/aguitest/agui"
+)
+
+// Format is the value of the header's "format" field: what marks a file as
+// a recording.
+const Format = "aguitest-recording"
+
+// Version is the version of the recording format this package writes and
+// the newest it reads.
+const Version = 1
+
+// Kind names what a record holds.
+type Kind string
+
+// The record kinds of format version 1. A reader keeps records of other
+// kinds (with their line in Record.Raw) instead of failing on them.
+const (
+	KindHeader   Kind = "header"
+	KindRequest  Kind = "request"
+	KindEvent    Kind = "event"
+	KindProvider Kind = "provider"
+	KindEnd      Kind = "end"
+)
+
+// Known reports whether k is one of the kinds of format version 1.
+func (k Kind) Known() bool {
+	switch k {
+	case KindHeader, KindRequest, KindEvent, KindProvider, KindEnd:
+		return true
+	}
+	return false
+}
+
+// Outcomes of a run, as written in its end record.
+const (
+	OutcomeFinished   = "finished"    // the last event was RUN_FINISHED
+	OutcomeError      = "error"       // the last event was RUN_ERROR
+	OutcomeTruncated  = "truncated"   // the stream ended without either
+	OutcomeClientGone = "client_gone" // the client went away mid-stream
+)
+
+// Record is one line of a recording. Kind says which of the kind-specific
+// fields is set; every record but the header names its Run.
+type Record struct {
+	Kind Kind
+	// Run names the run the record belongs to; "" for the header.
+	Run string
+	// Offset is the time since the run's request record (microsecond
+	// precision on disk).
+	Offset time.Duration
+
+	// Header is set for KindHeader.
+	Header *Header
+	// Request is set for KindRequest.
+	Request *Request
+	// Event is the event's JSON exactly as the agent sent it (after
+	// redaction) for KindEvent. It is nil when the stream carried data that
+	// is not an event; Data then holds that text.
+	Event json.RawMessage
+	// Data is the text of a server-sent event whose data is not an AG-UI
+	// event, or of an event whose bytes hold a line break (KindEvent).
+	Data string
+	// Exchange is set for KindProvider.
+	Exchange *Exchange
+	// End is set for KindEnd.
+	End *End
+
+	// Line is the 1-based line the record was read from (0 when written).
+	Line int
+	// Raw is the record's whole line as read, for records of unknown kinds.
+	Raw json.RawMessage
+}
+
+// Header is the first line of a recording.
+type Header struct {
+	Format  string    `json:"format"`
+	Version int       `json:"version"`
+	Created time.Time `json:"created,omitzero"`
+	// Source says what wrote the recording ("middleware", "proxy", "sink").
+	Source string `json:"source,omitempty"`
+}
+
+// Request is the request that started a run.
+type Request struct {
+	// Time is when the request arrived.
+	Time   time.Time `json:"time,omitzero"`
+	Method string    `json:"method,omitempty"`
+	Path   string    `json:"path,omitempty"`
+	// Header holds the request headers kept after redaction.
+	Header http.Header `json:"headers,omitempty"`
+	// Input is the body when it is JSON (a RunAgentInput), after redaction.
+	Input json.RawMessage `json:"input,omitempty"`
+	// Body is the body when it is not JSON.
+	Body string `json:"body,omitempty"`
+}
+
+// Exchange is one request to an LLM provider and its streamed response.
+type Exchange struct {
+	Method string      `json:"method"`
+	URL    string      `json:"url"`
+	Header http.Header `json:"headers,omitempty"`
+	// Body is the request body when it is JSON, after redaction; BodyText
+	// otherwise.
+	Body     json.RawMessage `json:"body,omitempty"`
+	BodyText string          `json:"bodyText,omitempty"`
+	Status   int             `json:"status"`
+	// ResponseHeader holds the response headers kept after redaction.
+	ResponseHeader http.Header `json:"responseHeaders,omitempty"`
+	// Chunks are the response body as the caller read it, read by read.
+	Chunks []Chunk `json:"chunks"`
+	// Error is the transport or body read error, if any.
+	Error string `json:"error,omitempty"`
+}
+
+// Chunk is one piece of a streamed response body with its offset from the
+// start of the exchange.
+type Chunk struct {
+	Offset time.Duration
+	Data   []byte
+}
+
+type chunkJSON struct {
+	US   int64  `json:"us"`
+	Data string `json:"data,omitempty"`
+	B64  []byte `json:"b64,omitempty"`
+}
+
+// MarshalJSON writes the offset in microseconds and the data as a string,
+// or base64 ("b64") when it is not UTF-8.
+func (c Chunk) MarshalJSON() ([]byte, error) {
+	j := chunkJSON{US: c.Offset.Microseconds()}
+	if utf8.Valid(c.Data) {
+		j.Data = string(c.Data)
+	} else {
+		j.B64 = c.Data
+	}
+	return marshal(j)
+}
+
+// UnmarshalJSON reads what MarshalJSON writes.
+func (c *Chunk) UnmarshalJSON(b []byte) error {
+	var j chunkJSON
+	if err := json.Unmarshal(b, &j); err != nil {
+		return err
+	}
+	c.Offset = time.Duration(j.US) * time.Microsecond
+	c.Data = j.B64
+	if j.Data != "" {
+		c.Data = []byte(j.Data)
+	}
+	return nil
+}
+
+// End closes a run.
+type End struct {
+	// Outcome is one of the Outcome constants.
+	Outcome string `json:"outcome"`
+	// Status is the HTTP status sent to the client (0 in-process).
+	Status int `json:"status,omitempty"`
+	// Bytes is the number of response bytes sent to the client.
+	Bytes int64 `json:"bytes"`
+	// Events is the number of events the stream carried.
+	Events int64 `json:"events"`
+	// Dropped is the number of response bytes not recorded because storage
+	// fell behind; the events they held are missing from the recording.
+	Dropped int64 `json:"dropped,omitempty"`
+	// Limited says recording stopped at the per-run size limit.
+	Limited bool `json:"limited,omitempty"`
+	// Error says what went wrong (a handler panic, a failing store).
+	Error string `json:"error,omitempty"`
+}
+
+// line is the on-disk shape of a record.
+type line struct {
+	Kind   Kind            `json:"kind"`
+	Run    string          `json:"run,omitempty"`
+	US     int64           `json:"us,omitempty"`
+	Event  json.RawMessage `json:"event,omitempty"`
+	Data   *string         `json:"data,omitempty"`
+	Format string          `json:"format,omitempty"`
+	// header fields
+	Version int       `json:"version,omitempty"`
+	Created time.Time `json:"created,omitzero"`
+	Source  string    `json:"source,omitempty"`
+
+	Request  *Request  `json:"request,omitempty"`
+	Exchange *Exchange `json:"provider,omitempty"`
+	End      *End      `json:"end,omitempty"`
+}
+
+// appendRecord appends r as one line of JSON ending in "\n".
+func appendRecord(b []byte, r Record) ([]byte, error) {
+	if r.Kind == KindEvent && r.Event != nil && r.Data == "" && bytes.IndexAny(r.Event, "\r\n") < 0 && json.Valid(r.Event) {
+		// The common case, written by hand to keep the event's bytes as
+		// they are (encoding/json would compact and re-escape them).
+		b = append(b, `{"kind":"event","run":`...)
+		b = appendString(b, r.Run)
+		b = append(b, `,"us":`...)
+		b = strconv.AppendInt(b, r.Offset.Microseconds(), 10)
+		b = append(b, `,"event":`...)
+		b = append(b, r.Event...)
+		return append(b, "}\n"...), nil
+	}
+	if !r.Kind.Known() && r.Raw != nil {
+		var c bytes.Buffer
+		if err := json.Compact(&c, r.Raw); err != nil {
+			return b, err
+		}
+		b = append(b, c.Bytes()...)
+		return append(b, '\n'), nil
+	}
+	l := line{Kind: r.Kind, Run: r.Run, US: r.Offset.Microseconds(), Request: r.Request, Exchange: r.Exchange, End: r.End}
+	if r.Kind == KindEvent {
+		// An event with line breaks, or data that is not an event: kept
+		// as text.
+		d := r.Data
+		if d == "" {
+			d = string(r.Event)
+		}
+		l.Data = &d
+	}
+	if h := r.Header; h != nil {
+		l.Format, l.Version, l.Created, l.Source = h.Format, h.Version, h.Created, h.Source
+	}
+	j, err := marshal(l)
+	if err != nil {
+		return b, err
+	}
+	b = append(b, j...)
+	return append(b, '\n'), nil
+}
+
+// marshal is json.Marshal without HTML escaping.
+func marshal(v any) ([]byte, error) {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return bytes.TrimSuffix(buf.Bytes(), []byte("\n")), nil
+}
+
+const hexDigits = "0123456789abcdef"
+
+// appendString appends s as a JSON string. Invalid UTF-8 becomes U+FFFD, as
+// encoding/json does.
+func appendString(b []byte, s string) []byte {
+	b = append(b, '"')
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c < utf8.RuneSelf {
+			switch {
+			case c == '"' || c == '\\':
+				b = append(b, '\\', c)
+			case c == '\n':
+				b = append(b, '\\', 'n')
+			case c == '\r':
+				b = append(b, '\\', 'r')
+			case c == '\t':
+				b = append(b, '\\', 't')
+			case c < 0x20:
+				b = append(b, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xf])
+			default:
+				b = append(b, c)
+			}
+			i++
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if r == utf8.RuneError && size == 1 {
+			b = append(b, `\ufffd`...)
+		} else if r == '\u2028' || r == '\u2029' {
+			b = append(b, '\\', 'u', '2', '0', '2', hexDigits[r&0xf])
+		} else {
+			b = append(b, s[i:i+size]...)
+		}
+		i += size
+	}
+	return append(b, '"')
+}
+
+// parseRecord decodes one line.
+func parseRecord(b []byte) (Record, error) {
+	var l line
+	if err := json.Unmarshal(b, &l); err != nil {
+		return Record{}, err
+	}
+	r := Record{Kind: l.Kind, Run: l.Run, Offset: time.Duration(l.US) * time.Microsecond}
+	switch l.Kind {
+	case KindHeader:
+		r.Header = &Header{Format: l.Format, Version: l.Version, Created: l.Created, Source: l.Source}
+	case KindRequest:
+		if l.Request == nil {
+			return r, errMissing("request")
+		}
+		r.Request = l.Request
+	case KindEvent:
+		switch {
+		case l.Event != nil:
+			if _, err := agui.ParseEvent(l.Event); err != nil {
+				return r, err
+			}
+			r.Event = l.Event
+		case l.Data != nil:
+			r.Data = *l.Data
+		default:
+			return r, errMissing("event")
+		}
+	case KindProvider:
+		if l.Exchange == nil {
+			return r, errMissing("provider")
+		}
+		r.Exchange = l.Exchange
+	case KindEnd:
+		if l.End == nil {
+			return r, errMissing("end")
+		}
+		r.End = l.End
+	case "":
+		return r, errMissing("kind")
+	default:
+		r.Raw = append(json.RawMessage(nil), b...)
+	}
+	return r, nil
+}
+
+type errMissing string
+
+func (e errMissing) Error() string { return "record has no " + strconv.Quote(string(e)) + " field" }
+
+// EventOf returns the record's event, parsed. It fails for an event record
+// holding data that is not an event.
+func (r Record) EventOf() (agui.Event, error) {
+	if r.Event == nil {
+		return agui.ParseEvent([]byte(r.Data))
+	}
+	return agui.ParseEvent(r.Event)
+}

@@ -1,0 +1,554 @@
+package recorder
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"net/http"
+	"path/filepath"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/aguitest/aguitest/agui"
+)
+
+// DefaultBufferSize is the bytes a run may have waiting for storage when
+// Config.BufferSize is zero.
+const DefaultBufferSize = 4 << 20
+
+// maxRequestBody is the largest request body recorded; a larger one is
+// passed through untouched and recorded as its size only.
+const maxRequestBody = 16 << 20
+
+// Config configures Middleware. Set Dir or Writer.
+type Config struct {
+	// Dir receives one recording file per run, named by the run's start
+	// time, a sequence number and its id.
+	Dir string
+	// Writer receives every run's records, interleaved, when Dir is "".
+	Writer *Writer
+	// Source is written in the header of files created in Dir.
+	Source string
+
+	// Sample decides whether a request is recorded; nil records every one.
+	// See Fraction.
+	Sample func(*http.Request) bool
+	// MaxRunBytes stops recording a run's events once its records reach
+	// this size (the end record says so); zero means no limit.
+	MaxRunBytes int64
+	// BufferSize bounds the bytes of a run waiting for storage; what does
+	// not fit is dropped and counted. Zero means DefaultBufferSize.
+	BufferSize int
+
+	// Redact is applied to everything before it is written.
+	Redact Redact
+	// HeaderAllowlist, when not empty, limits the request headers recorded
+	// to those named. Credential headers are never recorded.
+	HeaderAllowlist []string
+
+	// Clock returns the current time; nil means time.Now.
+	Clock func() time.Time
+	// OnError is called (from a background goroutine) when storage fails.
+	OnError func(error)
+}
+
+// Fraction returns a Config.Sample function recording about p of the
+// requests (0 none, 1 all), drawing from rnd (nil: a fixed-seed source,
+// deterministic from process start). It is safe for concurrent use.
+func Fraction(p float64, rnd func() float64) func(*http.Request) bool {
+	if rnd == nil {
+		src := rand.New(rand.NewPCG(1, 2))
+		var mu sync.Mutex
+		rnd = func() float64 {
+			mu.Lock()
+			defer mu.Unlock()
+			return src.Float64()
+		}
+	}
+	return func(*http.Request) bool { return rnd() < p }
+}
+
+// Stats counts what a Handler has done since it was made.
+type Stats struct {
+	Runs          int64 // requests recorded
+	Skipped       int64 // requests not sampled
+	Finished      int64 // runs whose recording is complete (end written or abandoned)
+	ClientGone    int64 // runs whose client went away mid-stream
+	Limited       int64 // runs cut at MaxRunBytes
+	DroppedBytes  int64 // response bytes not recorded because storage fell behind
+	DroppedRecord int64 // records not written (storage failed or fell behind)
+	StorageErrors int64 // runs whose storage failed
+}
+
+// Handler records the runs served by the handler it wraps. Make one with
+// Middleware or Proxy.
+type Handler struct {
+	next http.Handler
+	cfg  Config
+	wg   sync.WaitGroup
+	seq  atomic.Int64
+
+	runs, skipped, finished, clientGone, limited atomic.Int64
+	droppedBytes, droppedRecords, storageErrors atomic.Int64
+}
+
+// Middleware returns a handler that serves every request with next and
+// records it: the request (redacted), each AG-UI event of the server-sent
+// event response with its offset, and an end record with the outcome.
+//
+// The response is never changed or delayed: every Write and every flush
+// goes through at once, and the bytes are copied into a bounded buffer that
+// a goroutine per run parses and writes. When storage is slow the buffer
+// fills and what does not fit is dropped and counted (Stats, and the run's
+// end record); when storage fails the run's recording stops and the client
+// notices nothing. A client that goes away mid-stream is recorded as
+// "client_gone".
+//
+// It panics when cfg has neither Dir nor Writer.
+func Middleware(next http.Handler, cfg Config) *Handler {
+	if cfg.Dir == "" && cfg.Writer == nil {
+		panic("recorder: Middleware needs Config.Dir or Config.Writer")
+	}
+	if cfg.BufferSize <= 0 {
+		cfg.BufferSize = DefaultBufferSize
+	}
+	if cfg.Clock == nil {
+		cfg.Clock = time.Now
+	}
+	if cfg.Source == "" {
+		cfg.Source = "middleware"
+	}
+	return &Handler{next: next, cfg: cfg}
+}
+
+// Stats returns the counters.
+func (h *Handler) Stats() Stats {
+	return Stats{
+		Runs: h.runs.Load(), Skipped: h.skipped.Load(), Finished: h.finished.Load(),
+		ClientGone: h.clientGone.Load(), Limited: h.limited.Load(),
+		DroppedBytes: h.droppedBytes.Load(), DroppedRecord: h.droppedRecords.Load(),
+		StorageErrors: h.storageErrors.Load(),
+	}
+}
+
+// Wait blocks until the recordings of every run served so far are written
+// and their files closed. Call it after the server has shut down.
+func (h *Handler) Wait() { h.wg.Wait() }
+
+// ServeHTTP serves the request with the wrapped handler and records it.
+func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if h.cfg.Sample != nil && !h.cfg.Sample(r) {
+		h.skipped.Add(1)
+		h.next.ServeHTTP(w, r)
+		return
+	}
+	h.runs.Add(1)
+	rn := &run{h: h, seq: h.seq.Add(1), start: h.cfg.Clock(), wake: make(chan struct{}, 1)}
+	var body []byte
+	if r.Body != nil && r.Body != http.NoBody {
+		var err error
+		body, err = io.ReadAll(io.LimitReader(r.Body, maxRequestBody+1))
+		rest := r.Body
+		r.Body = readCloser{io.MultiReader(bytes.NewReader(body), errReader{err}, rest), rest}
+		if len(body) > maxRequestBody {
+			body = nil
+		}
+	}
+	rn.req = pendingRequest{method: r.Method, path: r.URL.RequestURI(), header: r.Header.Clone(), body: body}
+	h.wg.Add(1)
+	go rn.loop()
+
+	rw := &responseWriter{ResponseWriter: w, run: rn}
+	ctx := context.WithValue(r.Context(), runKey{}, rn)
+	defer func() {
+		p := recover()
+		rn.finish(r.Context().Err() != nil, p)
+		if p != nil {
+			panic(p)
+		}
+	}()
+	h.next.ServeHTTP(rw, r.WithContext(ctx))
+}
+
+type readCloser struct {
+	io.Reader
+	io.Closer
+}
+
+// errReader returns its error, or io.EOF when it is nil.
+type errReader struct{ err error }
+
+func (e errReader) Read([]byte) (int, error) {
+	if e.err != nil {
+		return 0, e.err
+	}
+	return 0, io.EOF
+}
+
+type runKey struct{}
+
+type pendingRequest struct {
+	method, path string
+	header       http.Header
+	body         []byte
+}
+
+// item is a piece of work for a run's storage goroutine.
+type item struct {
+	at   time.Time
+	data []byte  // response bytes
+	rec  *Record // a ready record (provider exchange)
+	gap  bool    // bytes were dropped before this item
+}
+
+// run is one recorded request: the response path appends to queue, the
+// loop goroutine drains it.
+type run struct {
+	h     *Handler
+	seq   int64
+	start time.Time
+	req   pendingRequest
+	wake  chan struct{}
+
+	mu       sync.Mutex
+	queue    []item
+	spare    []item
+	queued   int
+	gapNext  bool
+	done     bool
+	bytes    int64
+	dropped  int64
+	status   int
+	writeErr bool
+	ctxDone  bool
+	panicked any
+
+	// Owned by the loop goroutine.
+	id         string
+	w          *Writer
+	ownW       bool
+	storageErr bool
+	size       int64
+	limited    bool
+	events     int64
+	last       agui.EventType
+	sse        sseSplitter
+	batch      []Record
+}
+
+func (rn *run) signal() {
+	select {
+	case rn.wake <- struct{}{}:
+	default:
+	}
+}
+
+// tee copies response bytes for recording without ever blocking on storage.
+func (rn *run) tee(p []byte) {
+	at := rn.h.cfg.Clock()
+	rn.mu.Lock()
+	rn.bytes += int64(len(p))
+	if rn.queued+len(p) > rn.h.cfg.BufferSize {
+		rn.dropped += int64(len(p))
+		rn.gapNext = true
+		rn.mu.Unlock()
+		rn.h.droppedBytes.Add(int64(len(p)))
+		return
+	}
+	rn.queue = append(rn.queue, item{at: at, data: append([]byte(nil), p...), gap: rn.gapNext})
+	rn.gapNext = false
+	rn.queued += len(p)
+	rn.mu.Unlock()
+	rn.signal()
+}
+
+// addRecord queues a ready record (from the provider transport).
+func (rn *run) addRecord(r Record, size int) {
+	rn.mu.Lock()
+	if rn.done || rn.queued+size > rn.h.cfg.BufferSize {
+		rn.mu.Unlock()
+		rn.h.droppedRecords.Add(1)
+		return
+	}
+	rn.queue = append(rn.queue, item{at: rn.h.cfg.Clock(), rec: &r})
+	rn.queued += size
+	rn.mu.Unlock()
+	rn.signal()
+}
+
+// finish is called when the wrapped handler returns.
+func (rn *run) finish(ctxDone bool, panicked any) {
+	rn.mu.Lock()
+	rn.done = true
+	rn.ctxDone = ctxDone
+	if panicked == http.ErrAbortHandler {
+		// The handler gave up on the response, as a reverse proxy does
+		// when either side goes away mid-stream.
+		rn.writeErr = rn.writeErr || ctxDone
+		panicked = nil
+	}
+	rn.panicked = panicked
+	rn.mu.Unlock()
+	rn.signal()
+}
+
+func (rn *run) loop() {
+	defer rn.h.wg.Done()
+	defer rn.h.finished.Add(1)
+	rn.begin()
+	for {
+		<-rn.wake
+		rn.mu.Lock()
+		items := rn.queue
+		rn.queue = rn.spare[:0]
+		rn.queued = 0
+		done := rn.done
+		rn.mu.Unlock()
+		for i := range items {
+			rn.process(&items[i])
+			items[i] = item{}
+		}
+		rn.spare = items[:0]
+		rn.flush()
+		if done {
+			rn.end()
+			return
+		}
+	}
+}
+
+// begin makes the request record.
+func (rn *run) begin() {
+	cfg := &rn.h.cfg
+	req := &Request{Time: rn.start, Method: rn.req.method, Path: rn.req.path,
+		Header: cfg.Redact.header(rn.req.header, cfg.HeaderAllowlist)}
+	var in struct {
+		RunID string `json:"runId"`
+	}
+	if b := rn.req.body; len(b) > 0 {
+		if json.Valid(b) {
+			_ = json.Unmarshal(b, &in)
+			red, err := cfg.Redact.JSON(b)
+			if err != nil {
+				red = b
+			}
+			var c bytes.Buffer
+			if json.Compact(&c, red) == nil {
+				req.Input = c.Bytes()
+			}
+		} else {
+			req.Body = string(cfg.Redact.text(b))
+		}
+	}
+	rn.id = in.RunID
+	if rn.id == "" {
+		rn.id = fmt.Sprintf("run-%d", rn.seq)
+	}
+	rn.req = pendingRequest{}
+	rn.add(Record{Kind: KindRequest, Run: rn.id, Request: req})
+}
+
+func (rn *run) process(it *item) {
+	if it.rec != nil {
+		it.rec.Run = rn.id
+		if ex := it.rec.Exchange; ex != nil {
+			rn.h.cfg.Redact.exchange(ex)
+		}
+		if it.rec.Offset == 0 {
+			it.rec.Offset = it.at.Sub(rn.start)
+		}
+		rn.add(*it.rec)
+		return
+	}
+	if it.gap {
+		rn.sse.gap()
+	}
+	rn.sse.feed(it.data, func(data []byte) { rn.event(data, it.at) })
+}
+
+func (rn *run) event(data []byte, at time.Time) {
+	rn.events++
+	raw := append([]byte(nil), data...)
+	e, err := agui.ParseEvent(raw)
+	rec := Record{Kind: KindEvent, Run: rn.id, Offset: at.Sub(rn.start)}
+	if err != nil {
+		rec.Data = string(rn.h.cfg.Redact.text(raw))
+	} else {
+		rn.last = e.Type()
+		red, err := rn.h.cfg.Redact.JSON(e.Raw())
+		if err != nil {
+			red = []byte(`{"type":"` + string(e.Type()) + `"}`)
+		}
+		rec.Event = red
+	}
+	rn.add(rec)
+}
+
+// add appends a record to the batch, within the size limit.
+func (rn *run) add(r Record) {
+	if rn.limited && r.Kind != KindEnd {
+		return
+	}
+	if max := rn.h.cfg.MaxRunBytes; max > 0 && r.Kind != KindEnd && r.Kind != KindRequest {
+		n := int64(len(r.Event) + len(r.Data) + 64)
+		if r.Exchange != nil {
+			for _, c := range r.Exchange.Chunks {
+				n += int64(len(c.Data) + 16)
+			}
+		}
+		if rn.size+n > max {
+			rn.limited = true
+			rn.h.limited.Add(1)
+			return
+		}
+		rn.size += n
+	}
+	rn.batch = append(rn.batch, r)
+}
+
+// flush writes the batch with one call.
+func (rn *run) flush() {
+	if len(rn.batch) == 0 {
+		return
+	}
+	defer func() {
+		for i := range rn.batch {
+			rn.batch[i] = Record{}
+		}
+		rn.batch = rn.batch[:0]
+	}()
+	if rn.storageErr {
+		rn.h.droppedRecords.Add(int64(len(rn.batch)))
+		return
+	}
+	if rn.w == nil {
+		if err := rn.open(); err != nil {
+			rn.fail(err)
+			return
+		}
+	}
+	if err := rn.w.Write(rn.batch...); err != nil {
+		rn.fail(err)
+	}
+}
+
+func (rn *run) fail(err error) {
+	rn.storageErr = true
+	rn.h.storageErrors.Add(1)
+	rn.h.droppedRecords.Add(int64(len(rn.batch)))
+	if f := rn.h.cfg.OnError; f != nil {
+		f(fmt.Errorf("recorder: run %s: %w", rn.id, err))
+	}
+}
+
+func (rn *run) open() error {
+	cfg := &rn.h.cfg
+	if cfg.Dir == "" {
+		rn.w = cfg.Writer
+		return nil
+	}
+	name := fmt.Sprintf("%s-%06d-%s.jsonl", rn.start.UTC().Format("20060102T150405.000000Z"), rn.seq, safeName(rn.id))
+	w, err := Create(filepath.Join(cfg.Dir, name), Header{Created: rn.start.UTC(), Source: cfg.Source})
+	if err != nil {
+		return err
+	}
+	rn.w, rn.ownW = w, true
+	return nil
+}
+
+func safeName(s string) string {
+	if len(s) > 64 {
+		s = s[:64]
+	}
+	return strings.Map(func(r rune) rune {
+		if r == '-' || r == '_' || r == '.' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' {
+			return r
+		}
+		return '_'
+	}, s)
+}
+
+func (rn *run) end() {
+	rn.sse.end(func(data []byte) { rn.event(data, rn.h.cfg.Clock()) })
+	rn.mu.Lock()
+	end := &End{Status: rn.status, Bytes: rn.bytes, Events: rn.events, Dropped: rn.dropped, Limited: rn.limited}
+	if rn.writeErr {
+		end.Outcome = OutcomeClientGone
+	} else {
+		end.Outcome = outcomeOf(rn.last, rn.ctxDone)
+	}
+	gone := end.Outcome == OutcomeClientGone
+	if rn.panicked != nil {
+		end.Error = fmt.Sprintf("handler panicked: %v", rn.panicked)
+	}
+	rn.mu.Unlock()
+	if gone {
+		rn.h.clientGone.Add(1)
+	}
+	if rn.storageErr {
+		end.Error = strings.TrimPrefix(end.Error+"; storage failed", "; ")
+	}
+	rn.add(Record{Kind: KindEnd, Run: rn.id, Offset: rn.h.cfg.Clock().Sub(rn.start), End: end})
+	rn.flush()
+	if rn.ownW && rn.w != nil {
+		if err := rn.w.Close(); err != nil && !rn.storageErr {
+			rn.fail(err)
+		}
+	}
+}
+
+// responseWriter passes every call through and tees what was written.
+type responseWriter struct {
+	http.ResponseWriter
+	run         *run
+	wroteHeader bool
+}
+
+func (w *responseWriter) WriteHeader(code int) {
+	if !w.wroteHeader && code >= 200 {
+		w.wroteHeader = true
+		w.run.mu.Lock()
+		w.run.status = code
+		w.run.mu.Unlock()
+	}
+	w.ResponseWriter.WriteHeader(code)
+}
+
+func (w *responseWriter) Write(p []byte) (int, error) {
+	if !w.wroteHeader {
+		w.WriteHeader(http.StatusOK)
+	}
+	n, err := w.ResponseWriter.Write(p)
+	if n > 0 {
+		w.run.tee(p[:n])
+	}
+	if err != nil {
+		w.run.mu.Lock()
+		w.run.writeErr = true
+		w.run.mu.Unlock()
+	}
+	return n, err
+}
+
+// Flush flushes the underlying writer (http.Flusher).
+func (w *responseWriter) Flush() { _ = w.FlushError() }
+
+// FlushError flushes the underlying writer and returns its error, as
+// http.ResponseController expects.
+func (w *responseWriter) FlushError() error {
+	err := http.NewResponseController(w.ResponseWriter).Flush()
+	if err != nil && err != http.ErrNotSupported {
+		w.run.mu.Lock()
+		w.run.writeErr = true
+		w.run.mu.Unlock()
+	}
+	return err
+}
+
+// Unwrap returns the wrapped writer, for http.ResponseController.
+func (w *responseWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }

@@ -1,0 +1,163 @@
+package recorder
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"io"
+	"net/http"
+	"sync"
+	"time"
+)
+
+// maxExchangeBytes bounds the response bytes kept for one provider exchange.
+const maxExchangeBytes = 64 << 20
+
+// Transport records an LLM provider's responses as an agent's client reads
+// them: the request (body redacted, credential headers removed), the status
+// and headers, and each chunk of the body with its offset, so the model side
+// of a run can be replayed (see package replay). It never reads ahead of the
+// caller: a chunk is recorded when the caller's Read returns it.
+//
+// When the request's context comes from a request served by Middleware (an
+// agent passing its request context to its LLM client), the exchange goes
+// into that run's recording. Otherwise it goes to Writer under the name Run.
+//
+// A Transport is safe for concurrent use.
+type Transport struct {
+	// Base makes the requests; nil means http.DefaultTransport.
+	Base http.RoundTripper
+	// Writer receives exchanges made outside a recorded run; nil drops them.
+	Writer *Writer
+	// Run names the run of exchanges written to Writer; "" means "provider".
+	Run string
+	// Redact is applied to request bodies, headers and chunk text.
+	Redact Redact
+	// Clock returns the current time; nil means time.Now.
+	Clock func() time.Time
+
+	mu    sync.Mutex
+	start time.Time
+}
+
+func (t *Transport) now() time.Time {
+	if t.Clock != nil {
+		return t.Clock()
+	}
+	return time.Now()
+}
+
+// RoundTrip makes the request with Base and records the exchange when the
+// response body is read to its end, fails, or is closed.
+func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
+	base := t.Base
+	if base == nil {
+		base = http.DefaultTransport
+	}
+	ex := &Exchange{Method: req.Method, URL: req.URL.String(), Header: t.Redact.header(req.Header, nil)}
+	if req.Body != nil && req.Body != http.NoBody {
+		body, err := io.ReadAll(req.Body)
+		req.Body.Close()
+		if err != nil {
+			return nil, err
+		}
+		req = req.Clone(req.Context())
+		req.Body = io.NopCloser(bytes.NewReader(body))
+		req.GetBody = func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(body)), nil }
+		if json.Valid(body) {
+			red, err := t.Redact.JSON(body)
+			if err == nil {
+				var c bytes.Buffer
+				if json.Compact(&c, red) == nil {
+					ex.Body = c.Bytes()
+				}
+			}
+		} else {
+			ex.BodyText = string(t.Redact.text(body))
+		}
+	}
+	start := t.now()
+	emit := t.emitter(req.Context(), start)
+	resp, err := base.RoundTrip(req)
+	if err != nil {
+		ex.Error = err.Error()
+		emit(ex)
+		return nil, err
+	}
+	ex.Status = resp.StatusCode
+	ex.ResponseHeader = t.Redact.header(resp.Header, nil)
+	resp.Body = &recordingBody{rc: resp.Body, t: t, ex: ex, start: start, emit: emit}
+	return resp, nil
+}
+
+// emitter returns where the exchange goes.
+func (t *Transport) emitter(ctx context.Context, start time.Time) func(*Exchange) {
+	if rn, ok := ctx.Value(runKey{}).(*run); ok {
+		off := start.Sub(rn.start)
+		return func(ex *Exchange) {
+			size := len(ex.Body) + len(ex.BodyText)
+			for _, c := range ex.Chunks {
+				size += len(c.Data)
+			}
+			rn.addRecord(Record{Kind: KindProvider, Offset: max(off, 1), Exchange: ex}, size)
+		}
+	}
+	t.mu.Lock()
+	if t.start.IsZero() {
+		t.start = start
+	}
+	off := start.Sub(t.start)
+	t.mu.Unlock()
+	return func(ex *Exchange) {
+		if t.Writer == nil {
+			return
+		}
+		name := t.Run
+		if name == "" {
+			name = "provider"
+		}
+		_ = t.Writer.Write(Record{Kind: KindProvider, Run: name, Offset: off, Exchange: ex})
+	}
+}
+
+// recordingBody records each chunk as the caller reads it.
+type recordingBody struct {
+	rc    io.ReadCloser
+	t     *Transport
+	ex    *Exchange
+	start time.Time
+	emit  func(*Exchange)
+	size  int
+	once  sync.Once
+}
+
+func (b *recordingBody) Read(p []byte) (int, error) {
+	n, err := b.rc.Read(p)
+	if n > 0 && b.size < maxExchangeBytes {
+		b.size += n
+		data := b.t.Redact.text(append([]byte(nil), p[:n]...))
+		b.ex.Chunks = append(b.ex.Chunks, Chunk{Offset: b.t.now().Sub(b.start), Data: data})
+	}
+	if err != nil {
+		if !errors.Is(err, io.EOF) {
+			b.ex.Error = err.Error()
+		}
+		b.done()
+	}
+	return n, err
+}
+
+func (b *recordingBody) Close() error {
+	b.done()
+	return b.rc.Close()
+}
+
+func (b *recordingBody) done() {
+	b.once.Do(func() {
+		if b.ex.Chunks == nil {
+			b.ex.Chunks = []Chunk{}
+		}
+		b.emit(b.ex)
+	})
+}
