@@ -1,0 +1,250 @@
+package golden
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+// Difference is one entry that differs between a golden and a new stream.
+type Difference struct {
+	// Index is the entry's index in got; for a missing entry, the index in
+	// got where it was expected.
+	Index int
+	// WantIndex is the entry's index in want, or -1 for an unexpected
+	// entry.
+	WantIndex int
+	// Want is the golden entry, nil when got has an entry the golden does
+	// not.
+	Want Entry
+	// Got is the new entry, nil when it is missing.
+	Got Entry
+	// IDs are the ids the entry carries (of Got, or of Want when missing).
+	IDs []string
+	// Diff is the go-cmp diff of the two entries, (-want +got).
+	Diff string
+}
+
+// String describes the difference on one line followed by the indented
+// diff, as in "event 7 (TOOL_CALL call-3): (-want +got)".
+func (d Difference) String() string {
+	var b strings.Builder
+	e := d.Got
+	what := ""
+	switch {
+	case d.Got == nil:
+		e, what = d.Want, fmt.Sprintf(" missing (golden event %d)", d.WantIndex)
+	case d.Want == nil:
+		what = " unexpected"
+	case d.WantIndex != d.Index:
+		what = fmt.Sprintf(" (golden event %d)", d.WantIndex)
+	}
+	fmt.Fprintf(&b, "event %d (%s", d.Index, e.Type())
+	for _, id := range d.IDs {
+		b.WriteString(" " + id)
+	}
+	fmt.Fprintf(&b, ")%s: (-want +got)\n", what)
+	for _, line := range strings.Split(strings.TrimRight(d.Diff, "\n"), "\n") {
+		b.WriteString("\t" + line + "\n")
+	}
+	return b.String()
+}
+
+// Compare aligns want and got entry by entry and returns what differs, in
+// order.
+//
+// Entries are aligned on their type and the kinds of their ids (a longest
+// common subsequence), so that one inserted or missing entry is reported as
+// such and does not make every later entry differ. Placeholders are
+// numbered by first appearance, so one extra id renumbers every later one:
+// the ids of aligned entries are therefore matched one to one, and the
+// golden's ids are renamed to the new stream's before comparing. A changed
+// identity (one id where the golden has two, or the reverse) still shows.
+// Aligned entries that are not equal are compared with go-cmp.
+func Compare(want, got []Entry) []Difference {
+	pairs := align(want, got)
+	rename := matchIDs(want, got, pairs)
+	var diffs []Difference
+	for _, p := range pairs {
+		var w, g Entry
+		if p.w >= 0 {
+			w = want[p.w]
+		}
+		if p.g >= 0 {
+			g = got[p.g]
+		}
+		rw := w
+		if w != nil {
+			rw = renameIDs(w, rename).(Entry)
+		}
+		if w != nil && g != nil && cmp.Equal(rw, g) {
+			continue
+		}
+		d := Difference{Index: p.g, WantIndex: p.w, Want: w, Got: g, Diff: cmp.Diff(rw, g)}
+		if g != nil {
+			d.IDs = g.IDs()
+		} else {
+			d.IDs = w.IDs()
+			d.Index = p.at
+		}
+		diffs = append(diffs, d)
+	}
+	return diffs
+}
+
+// matchIDs pairs the ids of aligned entries, position by position, one to
+// one: the first pairing of an id wins.
+func matchIDs(want, got []Entry, pairs []pair) map[string]string {
+	rename := make(map[string]string)
+	taken := make(map[string]bool)
+	for _, p := range pairs {
+		if p.w < 0 || p.g < 0 {
+			continue
+		}
+		wi, gi := want[p.w].IDs(), got[p.g].IDs()
+		for i := range min(len(wi), len(gi)) {
+			if _, done := rename[wi[i]]; done || taken[gi[i]] {
+				continue
+			}
+			rename[wi[i]] = gi[i]
+			taken[gi[i]] = true
+		}
+	}
+	// A golden id left unmatched must not pass for the new stream's id of
+	// the same name, which stands for another golden id.
+	for _, e := range want {
+		for _, id := range e.IDs() {
+			if _, done := rename[id]; !done && taken[id] {
+				rename[id] = "golden:" + id
+			}
+		}
+	}
+	return rename
+}
+
+// renameIDs returns a copy of v with every string equal to a renamed id
+// replaced.
+func renameIDs(v any, rename map[string]string) any {
+	switch x := v.(type) {
+	case string:
+		if r, ok := rename[x]; ok {
+			return r
+		}
+	case Entry:
+		return Entry(renameIDs(map[string]any(x), rename).(map[string]any))
+	case map[string]any:
+		c := make(map[string]any, len(x))
+		for k, y := range x {
+			c[k] = renameIDs(y, rename)
+		}
+		return c
+	case []any:
+		c := make([]any, len(x))
+		for i, y := range x {
+			c[i] = renameIDs(y, rename)
+		}
+		return c
+	}
+	return v
+}
+
+// Report formats differences for a test failure: one paragraph per entry,
+// as Difference.String.
+func Report(diffs []Difference) string {
+	var b strings.Builder
+	for _, d := range diffs {
+		b.WriteString(d.String())
+	}
+	return b.String()
+}
+
+// pair is one step of an alignment: indexes in want and got, -1 for none.
+// For a missing entry, at is where in got it was expected.
+type pair struct{ w, g, at int }
+
+// maxCells bounds the LCS table; beyond it the middle is aligned by index.
+const maxCells = 1 << 22
+
+// align matches want and got on entry keys: common prefix and suffix first,
+// then a longest common subsequence of the middle.
+func align(want, got []Entry) []pair {
+	wk, gk := keys(want), keys(got)
+	pre := 0
+	for pre < len(wk) && pre < len(gk) && wk[pre] == gk[pre] {
+		pre++
+	}
+	suf := 0
+	for suf < len(wk)-pre && suf < len(gk)-pre && wk[len(wk)-1-suf] == gk[len(gk)-1-suf] {
+		suf++
+	}
+	var out []pair
+	for i := 0; i < pre; i++ {
+		out = append(out, pair{i, i, i})
+	}
+	mw, mg := wk[pre:len(wk)-suf], gk[pre:len(gk)-suf]
+	n, m := len(mw), len(mg)
+	if n*m > maxCells {
+		for i := 0; i < max(n, m); i++ {
+			p := pair{-1, -1, pre + min(i, m)}
+			if i < n {
+				p.w = pre + i
+			}
+			if i < m {
+				p.g = pre + i
+			}
+			out = append(out, p)
+		}
+	} else {
+		// l[i][j] is the LCS length of mw[i:] and mg[j:].
+		l := make([][]int32, n+1)
+		for i := range l {
+			l[i] = make([]int32, m+1)
+		}
+		for i := n - 1; i >= 0; i-- {
+			for j := m - 1; j >= 0; j-- {
+				if mw[i] == mg[j] {
+					l[i][j] = l[i+1][j+1] + 1
+				} else {
+					l[i][j] = max(l[i+1][j], l[i][j+1])
+				}
+			}
+		}
+		i, j := 0, 0
+		for i < n || j < m {
+			switch {
+			case i < n && j < m && mw[i] == mg[j]:
+				out = append(out, pair{pre + i, pre + j, pre + j})
+				i++
+				j++
+			case j < m && (i == n || l[i][j+1] >= l[i+1][j]):
+				out = append(out, pair{-1, pre + j, pre + j})
+				j++
+			default:
+				out = append(out, pair{pre + i, -1, pre + j})
+				i++
+			}
+		}
+	}
+	for k := 0; k < suf; k++ {
+		out = append(out, pair{len(wk) - suf + k, len(gk) - suf + k, len(gk) - suf + k})
+	}
+	return out
+}
+
+// keys returns the alignment key of each entry: its type and the kinds of
+// its ids ("msg" for "msg-2").
+func keys(entries []Entry) []string {
+	ks := make([]string, len(entries))
+	for i, e := range entries {
+		var b strings.Builder
+		b.WriteString(e.Type())
+		for _, id := range e.IDs() {
+			b.WriteByte(0)
+			kind, _, _ := strings.Cut(id, "-")
+			b.WriteString(kind)
+		}
+		ks[i] = b.String()
+	}
+	return ks
+}

@@ -1,0 +1,85 @@
+// Package golden turns AG-UI event streams into golden files and compares
+// new streams with them, event by event.
+//
+// A stream is first normalised into entries ([Normalize], [Normalizer]):
+//
+//   - Ids become placeholders named for their kind and numbered by first
+//     appearance with one counter for all kinds: "thread-1", "run-2",
+//     "msg-3", "call-4", "subagent-5". The same id gets the same placeholder
+//     wherever it appears, so identity is kept: in messageId,
+//     parentMessageId, toolCallId, parentToolCallId, runId, parentRunId,
+//     threadId, subagentRunId, parentSubagentRunId and entityId (a call or
+//     a message, by subtype) of any event; in RUN_STARTED's input
+//     (threadId, runId, parentRunId, and the messages' ids, toolCalls ids
+//     and toolCallId); and in MESSAGES_SNAPSHOT's messages likewise. An id
+//     used under two kinds keeps the placeholder of the first. Numbering
+//     follows the golden text: entries in order, keys in the order below.
+//   - Events' "timestamp" fields are dropped (Normalizer.KeepTimestamps
+//     keeps them).
+//   - Scrubs then replace other volatile values, by JSON pointer or by
+//     pattern ([Scrub]).
+//
+// There are two views of a stream ([View]). [Wire] keeps every event,
+// fragments included, in order: for tests of streaming. [Merged] is for
+// tests that should not depend on how a provider fragments or interleaves:
+// chunk events are expanded; each TEXT_MESSAGE_START..END becomes one
+// TEXT_MESSAGE entry with the start's fields and "text", the deltas
+// joined; each REASONING_MESSAGE_START..END one REASONING_MESSAGE entry
+// likewise; each TOOL_CALL_START..END one TOOL_CALL entry with the start's
+// fields and "args", the fragments joined and parsed as JSON (the text
+// itself when it is not JSON). A merged entry stands at the position of its
+// start; one never ended is marked "incomplete": true. Other events stay as
+// they are. Because a provider's call index is not on the wire, each run
+// of consecutive TOOL_CALL entries is put in a canonical order (parent
+// message by first appearance, tool name, arguments, other fields), and so
+// is each run of consecutive TOOL_CALL_RESULT entries (by the position of
+// their call); placeholders are assigned after that. The same calls thus
+// give the same merged golden whether they were streamed one after another,
+// round-robin, reversed or shuffled, and whatever ids the agent gave them.
+// Identical calls (same name and arguments) are not told apart.
+//
+// # File format
+//
+// A golden file is JSON Lines ([Marshal], [Parse]): one entry per line,
+// each line ending in a newline, no HTML escaping, numbers as the agent
+// wrote them. Top-level keys are in a fixed order: "type", then those of
+// these that are present:
+//
+//	threadId runId parentRunId subagentRunId parentSubagentRunId stepName
+//	messageId role toolCallId toolCallName parentMessageId parentToolCallId
+//	entityId subtype name text delta args content snapshot messages input
+//	value result outcome message code incomplete
+//
+// and then any others in alphabetical order. Keys of nested objects are in
+// alphabetical order. The same stream gives the same bytes on every run and
+// machine.
+//
+// # Storage and -update
+//
+// Files are stored through goldie (github.com/sebdah/goldie/v2) as
+// dir/name.golden ([Path]), normally under testdata. [Check] compares new
+// golden text with the file; with update set it rewrites the file first.
+// [Update] reads goldie's -update flag, so "go test ./... -update"
+// rewrites the goldens of every test that passes Update() to Check
+// (GOLDIE_UPDATE=1 does the same). A missing file fails with a hint to run
+// with -update; a mismatch reports each differing event ([Compare],
+// [Report]): its index, type and ids, and a go-cmp diff (-want +got).
+// Importing this package registers goldie's flags (-update, -clean,
+// -template) on the command line flag set.
+//
+// This package takes no testing.TB: it returns values and errors, and the
+// harness package turns them into test failures.
+//
+// # Typical use
+//
+//	entries := golden.Normalizer{Scrubs: scrubs}.Normalize(events, golden.Merged)
+//	if err := golden.Check("testdata", t.Name(), golden.Marshal(entries), golden.Update()); err != nil {
+//		t.Error(err)
+//	}
+//
+// # Concurrency
+//
+// A Normalizer is only read and may be shared between goroutines; entries
+// returned to a caller are theirs. Check may run concurrently for distinct
+// files.
+package golden

@@ -1,0 +1,101 @@
+package golden
+
+import (
+	"bytes"
+	"errors"
+	"flag"
+	"fmt"
+	"io/fs"
+	"os"
+
+	"github.com/sebdah/goldie/v2"
+)
+
+// ErrMissing is returned (wrapped, with the file name and the hint to run
+// with -update) by Check when the golden file does not exist.
+var ErrMissing = errors.New("golden file missing")
+
+// MismatchError is returned by Check when a golden file and the new
+// entries differ. Its message names the file and reports each differing
+// entry (see Report).
+type MismatchError struct {
+	// File is the golden file.
+	File string
+	// Differences are the differing entries; empty when the two differ
+	// only in formatting or in the numbering of ids.
+	Differences []Difference
+}
+
+func (e *MismatchError) Error() string {
+	if len(e.Differences) == 0 {
+		return fmt.Sprintf("golden: %s differs from the new stream only in formatting or id numbering; run go test with -update to rewrite it", e.File)
+	}
+	return fmt.Sprintf("golden: %s: %d event(s) differ; run go test with -update to accept the new stream\n%s", e.File, len(e.Differences), Report(e.Differences))
+}
+
+// Update reports whether golden files should be rewritten: the -update
+// flag that goldie registers (its default comes from the GOLDIE_UPDATE
+// environment variable). It is false until flags are parsed.
+func Update() bool {
+	f := flag.Lookup("update")
+	if f == nil {
+		return false
+	}
+	g, ok := f.Value.(flag.Getter)
+	if !ok {
+		return false
+	}
+	b, _ := g.Get().(bool)
+	return b
+}
+
+// storage is goldie configured for dir. goldie takes a testing.TB only to
+// name files after tests, an option not used here, so none is passed.
+func storage(dir string) *goldie.Goldie {
+	return goldie.New(nil, goldie.WithFixtureDir(dir), goldie.WithNameSuffix(".golden"))
+}
+
+// Path returns the golden file of name in dir, as goldie names it:
+// dir/name.golden.
+func Path(dir, name string) string {
+	return storage(dir).GoldenFileName(nil, name)
+}
+
+// Check compares got, golden text as Marshal writes it, with the golden
+// file Path(dir, name). With update set it first writes got there through
+// goldie (creating dir), so the comparison passes. Otherwise a missing file
+// is an error wrapping ErrMissing that says to run with -update, and a
+// file that differs is a *MismatchError reporting each differing event.
+// Other errors are environment failures (reading, writing, a golden file
+// that does not parse, with its line).
+//
+// Tests usually pass Update() as update, so that "go test ./... -update"
+// rewrites every golden.
+func Check(dir, name string, got []byte, update bool) error {
+	g := storage(dir)
+	file := g.GoldenFileName(nil, name)
+	if update {
+		if err := g.Update(nil, name, got); err != nil {
+			return fmt.Errorf("golden: writing %s: %w", file, err)
+		}
+	}
+	want, err := os.ReadFile(file)
+	if errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("golden: %s: %w; run go test with -update to write it", file, ErrMissing)
+	}
+	if err != nil {
+		return fmt.Errorf("golden: %w", err)
+	}
+	if bytes.Equal(want, got) {
+		return nil
+	}
+	wantEntries, err := Parse(want)
+	if pe := (*ParseError)(nil); errors.As(err, &pe) {
+		return fmt.Errorf("golden: %s:%d: %w; run go test with -update to rewrite it", file, pe.Line, pe.Err)
+	}
+	gotEntries, err := Parse(got)
+	if err != nil {
+		return fmt.Errorf("golden: the new stream's golden text for %s: %w", file, err)
+	}
+	return &MismatchError{File: file, Differences: Compare(wantEntries, gotEntries)}
+}

@@ -1,0 +1,345 @@
+package golden
+
+import (
+	"fmt"
+	"regexp"
+	"strconv"
+	"strings"
+
+	"github.com/aguitest/aguitest/agui"
+)
+
+// View selects how a stream becomes entries.
+type View uint8
+
+const (
+	// Wire keeps every event, fragments included, in the order received:
+	// for tests of streaming itself.
+	Wire View = iota
+	// Merged joins each message's and each call's fragments into one entry
+	// and puts concurrent calls in a canonical order: for tests that should
+	// not depend on how a provider fragments or interleaves.
+	Merged
+)
+
+// String returns "wire" or "merged".
+func (v View) String() string {
+	switch v {
+	case Wire:
+		return "wire"
+	case Merged:
+		return "merged"
+	}
+	return "View(" + strconv.Itoa(int(v)) + ")"
+}
+
+// Scrub replaces a volatile value that id placeholders and dropped
+// timestamps do not cover. Set exactly one of Pointer and Pattern.
+type Scrub struct {
+	// Pointer is an RFC 6901 JSON pointer into each entry, such as
+	// "/snapshot/updatedAt" ("~1" stands for "/" and "~0" for "~" in a
+	// key). The value there, whatever its type, becomes the string
+	// Replace; an entry without that value is left alone. The array index
+	// "-" names no element, so it matches nothing.
+	Pointer string
+	// Pattern is matched against every string value of each entry, at
+	// any depth, except the top-level "type"; matches are replaced with
+	// Replace, which may refer to groups as in Regexp.ReplaceAllString.
+	Pattern *regexp.Regexp
+	// Replace is the replacement text.
+	Replace string
+}
+
+// Normalizer turns streams into golden entries. The zero value replaces
+// ids with placeholders and drops timestamps. A Normalizer is not modified
+// by use and may be shared between goroutines.
+type Normalizer struct {
+	// Scrubs are applied to each entry in order, after ids have become
+	// placeholders: a pointer addresses the normalised entry (in the merged
+	// view, a merged entry such as "/args/date"), and a pattern sees
+	// placeholders, not the original ids.
+	Scrubs []Scrub
+	// KeepTimestamps keeps the events' "timestamp" fields.
+	KeepTimestamps bool
+}
+
+// Normalize returns the entries of events in view v with the zero
+// Normalizer.
+func Normalize(events []agui.Event, v View) []Entry {
+	return Normalizer{}.Normalize(events, v)
+}
+
+// Normalize returns the entries of events in view v. It panics on a Scrub
+// that sets neither or both of Pointer and Pattern, or whose Pointer is not
+// a JSON pointer: those are programming errors.
+//
+// Ids become placeholders kind-N, with one counter for all kinds, numbered
+// in the order they first appear reading the golden text (entries in order,
+// keys in golden order). The same id always gets the same placeholder, even
+// under another kind, whose first kind then names it.
+func (n Normalizer) Normalize(events []agui.Event, v View) []Entry {
+	pointers := n.compile()
+	var entries []Entry
+	switch v {
+	case Wire:
+		entries = make([]Entry, 0, len(events))
+		for _, e := range events {
+			entries = append(entries, n.decode(e))
+		}
+	case Merged:
+		entries = merge(events, n.decode)
+	default:
+		panic(fmt.Sprintf("golden: unknown view %d", v))
+	}
+	ids := placeholders{m: make(map[string]string)}
+	for _, e := range entries {
+		ids.entry(e)
+	}
+	for _, e := range entries {
+		n.scrub(e, pointers)
+	}
+	return entries
+}
+
+// decode turns an event into an entry, without its timestamp unless asked.
+func (n Normalizer) decode(e agui.Event) Entry {
+	v, err := decodeJSON(e.Raw())
+	m, ok := v.(map[string]any)
+	if err != nil || !ok {
+		// Only a zero Event gets here: agui parses nothing else.
+		return Entry{"type": string(e.Type())}
+	}
+	if !n.KeepTimestamps {
+		delete(m, "timestamp")
+	}
+	return Entry(m)
+}
+
+// Id kinds, the prefixes of placeholders.
+const (
+	kindThread   = "thread"
+	kindRun      = "run"
+	kindMessage  = "msg"
+	kindCall     = "call"
+	kindSubagent = "subagent"
+)
+
+// topIDKind returns the kind of id a top-level field carries, or "".
+func topIDKind(e map[string]any, key string) string {
+	switch key {
+	case "threadId":
+		return kindThread
+	case "runId", "parentRunId":
+		return kindRun
+	case "messageId", "parentMessageId":
+		return kindMessage
+	case "toolCallId", "parentToolCallId":
+		return kindCall
+	case "subagentRunId", "parentSubagentRunId":
+		return kindSubagent
+	case "entityId":
+		// REASONING_ENCRYPTED_VALUE names a call or a (reasoning) message.
+		if e["subtype"] == "tool-call" {
+			return kindCall
+		}
+		return kindMessage
+	}
+	return ""
+}
+
+// placeholders maps ids to placeholders with one counter for all kinds.
+type placeholders struct {
+	m map[string]string
+	n int
+}
+
+func (p *placeholders) id(kind string, v any) any {
+	s, ok := v.(string)
+	if !ok || s == "" {
+		return v
+	}
+	if ph, ok := p.m[s]; ok {
+		return ph
+	}
+	p.n++
+	ph := kind + "-" + strconv.Itoa(p.n)
+	p.m[s] = ph
+	return ph
+}
+
+// entry replaces the ids of one entry, visiting keys in golden order.
+func (p *placeholders) entry(e Entry) {
+	typ := e.Type()
+	for _, k := range orderedKeys(e, true) {
+		if kind := topIDKind(e, k); kind != "" {
+			e[k] = p.id(kind, e[k])
+			continue
+		}
+		switch {
+		case k == "input" && typ == string(agui.RunStarted):
+			p.input(e[k])
+		case k == "messages" && typ == string(agui.MessagesSnapshot):
+			p.messages(e[k])
+		}
+	}
+}
+
+// input replaces the ids of a RunAgentInput.
+func (p *placeholders) input(v any) {
+	in, ok := v.(map[string]any)
+	if !ok {
+		return
+	}
+	for _, k := range orderedKeys(in, false) {
+		switch k {
+		case "threadId":
+			in[k] = p.id(kindThread, in[k])
+		case "runId", "parentRunId":
+			in[k] = p.id(kindRun, in[k])
+		case "messages":
+			p.messages(in[k])
+		}
+	}
+}
+
+// messages replaces the ids of a list of messages.
+func (p *placeholders) messages(v any) {
+	list, _ := v.([]any)
+	for _, x := range list {
+		m, ok := x.(map[string]any)
+		if !ok {
+			continue
+		}
+		for _, k := range orderedKeys(m, false) {
+			switch k {
+			case "id":
+				m[k] = p.id(kindMessage, m[k])
+			case "toolCallId":
+				m[k] = p.id(kindCall, m[k])
+			case "subagentRunId":
+				m[k] = p.id(kindSubagent, m[k])
+			case "toolCalls":
+				calls, _ := m[k].([]any)
+				for _, c := range calls {
+					if c, ok := c.(map[string]any); ok {
+						if _, has := c["id"]; has {
+							c["id"] = p.id(kindCall, c["id"])
+						}
+					}
+				}
+			}
+		}
+	}
+}
+
+// compile checks the scrubs and splits their pointers into tokens.
+func (n Normalizer) compile() [][]string {
+	ptrs := make([][]string, len(n.Scrubs))
+	for i, s := range n.Scrubs {
+		switch {
+		case s.Pointer != "" && s.Pattern != nil:
+			panic(fmt.Sprintf("golden: Scrub %d sets both Pointer and Pattern", i))
+		case s.Pattern != nil:
+		case s.Pointer == "":
+			panic(fmt.Sprintf("golden: Scrub %d sets neither Pointer nor Pattern", i))
+		case s.Pointer[0] != '/':
+			panic(fmt.Sprintf("golden: Scrub %d: JSON pointer %q does not start with /", i, s.Pointer))
+		default:
+			toks := strings.Split(s.Pointer[1:], "/")
+			for j, t := range toks {
+				toks[j] = strings.ReplaceAll(strings.ReplaceAll(t, "~1", "/"), "~0", "~")
+			}
+			ptrs[i] = toks
+		}
+	}
+	return ptrs
+}
+
+func (n Normalizer) scrub(e Entry, pointers [][]string) {
+	for i, s := range n.Scrubs {
+		if s.Pattern != nil {
+			for k, v := range e {
+				if k != "type" {
+					e[k] = replacePattern(v, s.Pattern, s.Replace)
+				}
+			}
+			continue
+		}
+		setPointer(map[string]any(e), pointers[i], s.Replace)
+	}
+}
+
+// setPointer sets the value at the pointer toks to repl when it exists.
+func setPointer(v any, toks []string, repl string) {
+	for len(toks) > 0 {
+		t := toks[0]
+		last := len(toks) == 1
+		switch x := v.(type) {
+		case map[string]any:
+			next, ok := x[t]
+			if !ok {
+				return
+			}
+			if last {
+				x[t] = repl
+				return
+			}
+			v = next
+		case []any:
+			i, ok := arrayIndex(t, len(x))
+			if !ok {
+				return
+			}
+			if last {
+				x[i] = repl
+				return
+			}
+			v = x[i]
+		default:
+			return
+		}
+		toks = toks[1:]
+	}
+}
+
+// arrayIndex parses an RFC 6901 array index: decimal, no leading zeros.
+func arrayIndex(t string, n int) (int, bool) {
+	if t == "" || (len(t) > 1 && t[0] == '0') {
+		return 0, false
+	}
+	for _, c := range []byte(t) {
+		if c < '0' || c > '9' {
+			return 0, false
+		}
+	}
+	i, err := strconv.Atoi(t)
+	if err != nil || i >= n {
+		return 0, false
+	}
+	return i, true
+}
+
+func replacePattern(v any, re *regexp.Regexp, repl string) any {
+	switch x := v.(type) {
+	case string:
+		return re.ReplaceAllString(x, repl)
+	case map[string]any:
+		for k, y := range x {
+			x[k] = replacePattern(y, re, repl)
+		}
+	case []any:
+		for i, y := range x {
+			x[i] = replacePattern(y, re, repl)
+		}
+	}
+	return v
+}
+
+// parseArgs returns a call's concatenated arguments as a JSON value, or the
+// text itself when it is not one JSON value.
+func parseArgs(s string) any {
+	if v, err := decodeJSON([]byte(s)); err == nil {
+		return v
+	}
+	return s
+}
