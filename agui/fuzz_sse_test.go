@@ -146,19 +146,6 @@ func diffMessages(a, b []SSEMessage, lines bool) string {
 	return ""
 }
 
-// isJSONSpace reports the four white space bytes of JSON.
-func isJSONSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\r' }
-
-func trimJSONSpace(b []byte) []byte {
-	for len(b) > 0 && isJSONSpace(b[0]) {
-		b = b[1:]
-	}
-	for len(b) > 0 && isJSONSpace(b[len(b)-1]) {
-		b = b[:len(b)-1]
-	}
-	return b
-}
-
 // depth returns the deepest nesting of arrays and objects, outside strings.
 func depth(b []byte) int {
 	d, deepest, inStr, esc := 0, 0, false, false

@@ -252,7 +252,7 @@ func (r *Reader) nextJSONL() (Event, error) {
 			return Event{}, err
 		}
 		r.lines++
-		text := bytes.TrimSpace(line)
+		text := trimJSONSpace(line)
 		if len(text) == 0 {
 			continue
 		}
@@ -361,6 +361,18 @@ func (r *Reader) closeArray() error {
 		return err
 	}
 	return &ReadError{Line: r.lines + 1, Err: fmt.Errorf("unexpected %s after the array's closing ]", quoteByte(c))}
+}
+
+// trimJSONSpace removes the white space JSON allows around a value, and
+// only that.
+func trimJSONSpace(b []byte) []byte {
+	for len(b) > 0 && isSpace(b[0]) {
+		b = b[1:]
+	}
+	for len(b) > 0 && isSpace(b[len(b)-1]) {
+		b = b[:len(b)-1]
+	}
+	return b
 }
 
 var errTruncatedEvent = errors.New("truncated: the input ends inside this event")
