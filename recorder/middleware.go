@@ -94,7 +94,7 @@ type Handler struct {
 	seq  atomic.Int64
 
 	runs, skipped, finished, clientGone, limited atomic.Int64
-	droppedBytes, droppedRecords, storageErrors atomic.Int64
+	droppedBytes, droppedRecords, storageErrors  atomic.Int64
 }
 
 // Middleware returns a handler that serves every request with next and
@@ -342,7 +342,7 @@ func (rn *run) begin() {
 				req.Input = c.Bytes()
 			}
 		} else {
-			req.Body = string(cfg.Redact.text(b))
+			req.Body = string(cfg.Redact.Text(b))
 		}
 	}
 	rn.id = in.RunID
@@ -377,7 +377,7 @@ func (rn *run) event(data []byte, at time.Time) {
 	e, err := agui.ParseEvent(raw)
 	rec := Record{Kind: KindEvent, Run: rn.id, Offset: at.Sub(rn.start)}
 	if err != nil {
-		rec.Data = string(rn.h.cfg.Redact.text(raw))
+		rec.Data = string(rn.h.cfg.Redact.Text(raw))
 	} else {
 		rn.last = e.Type()
 		red, err := rn.h.cfg.Redact.JSON(e.Raw())

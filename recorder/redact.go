@@ -118,8 +118,8 @@ func (rd *Redact) JSON(b []byte) ([]byte, error) {
 	return v.append(nil), nil
 }
 
-// text applies the patterns to raw text.
-func (rd *Redact) text(b []byte) []byte {
+// Text returns b with the patterns replaced; b itself when none matches.
+func (rd *Redact) Text(b []byte) []byte {
 	for _, re := range rd.Patterns {
 		if re.Match(b) {
 			b = re.ReplaceAll(b, []byte(Redacted))
@@ -304,8 +304,8 @@ func (rd *Redact) exchange(ex *Exchange) {
 			ex.Body = nil
 		}
 	}
-	ex.BodyText = string(rd.text([]byte(ex.BodyText)))
+	ex.BodyText = string(rd.Text([]byte(ex.BodyText)))
 	for i := range ex.Chunks {
-		ex.Chunks[i].Data = rd.text(ex.Chunks[i].Data)
+		ex.Chunks[i].Data = rd.Text(ex.Chunks[i].Data)
 	}
 }

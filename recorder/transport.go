@@ -74,7 +74,7 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 				}
 			}
 		} else {
-			ex.BodyText = string(t.Redact.text(body))
+			ex.BodyText = string(t.Redact.Text(body))
 		}
 	}
 	start := t.now()
@@ -136,7 +136,7 @@ func (b *recordingBody) Read(p []byte) (int, error) {
 	n, err := b.rc.Read(p)
 	if n > 0 && b.size < maxExchangeBytes {
 		b.size += n
-		data := b.t.Redact.text(append([]byte(nil), p[:n]...))
+		data := b.t.Redact.Text(append([]byte(nil), p[:n]...))
 		b.ex.Chunks = append(b.ex.Chunks, Chunk{Offset: b.t.now().Sub(b.start), Data: data})
 	}
 	if err != nil {

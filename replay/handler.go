@@ -1,0 +1,179 @@
+package replay
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"sync"
+	"time"
+
+	"github.com/aguitest/aguitest/agui"
+)
+
+// Options configures Handler and the provider replay.
+type Options struct {
+	// Speed scales the recorded timing: 1 replays it as recorded, 2 twice
+	// as fast, 0 (the zero value) sends everything at once.
+	Speed float64
+	// Sleep waits d or until ctx is done; nil uses a real timer. Tests
+	// inject one to replay timing without waiting.
+	Sleep func(ctx context.Context, d time.Duration) error
+	// Loop serves the runs again from the first once all were served;
+	// without it, a request after the last run is refused (409).
+	Loop bool
+}
+
+func (o *Options) wait(ctx context.Context, d time.Duration) error {
+	if o.Speed <= 0 || d <= 0 {
+		return ctx.Err()
+	}
+	d = time.Duration(float64(d) / o.Speed)
+	if o.Sleep != nil {
+		return o.Sleep(ctx, d)
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// Handler serves recorded runs as an AG-UI endpoint: each POST receives the
+// next run's events as server-sent events, with the recorded timing scaled
+// by Options.Speed. A request whose body names the runId of a run not yet
+// served gets that run instead. Each event is flushed as it is written.
+//
+// The events are sent as recorded (after redaction), one "data:" line each;
+// SSE event names and ids of the original stream are not recorded.
+// Browsers may call it: it answers CORS preflight requests and allows any
+// origin.
+func Handler(runs []*Run, opt Options) *Server {
+	return &Server{runs: runs, opt: opt, served: make([]bool, len(runs))}
+}
+
+// Server is the http.Handler made by Handler.
+type Server struct {
+	runs []*Run
+	opt  Options
+
+	mu     sync.Mutex
+	served []bool
+	next   int
+	count  int
+}
+
+// pick chooses the run for a request.
+func (s *Server) pick(runID string) *Run {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.count++
+	if runID != "" {
+		for i, r := range s.runs {
+			if !s.served[i] && runIDOf(r) == runID {
+				s.served[i] = true
+				return r
+			}
+		}
+	}
+	for pass := 0; pass < 2; pass++ {
+		for ; s.next < len(s.runs); s.next++ {
+			if !s.served[s.next] {
+				s.served[s.next] = true
+				return s.runs[s.next]
+			}
+		}
+		if !s.opt.Loop || len(s.runs) == 0 {
+			return nil
+		}
+		s.next = 0
+		clear(s.served)
+	}
+	return nil
+}
+
+func runIDOf(r *Run) string {
+	if r.Request != nil && len(r.Request.Input) > 0 {
+		var in struct {
+			RunID string `json:"runId"`
+		}
+		if json.Unmarshal(r.Request.Input, &in) == nil && in.RunID != "" {
+			return in.RunID
+		}
+	}
+	return r.ID
+}
+
+// Unserved returns the runs no request has received yet.
+func (s *Server) Unserved() []*Run {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var out []*Run
+	for i, r := range s.runs {
+		if !s.served[i] {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+// ServeHTTP serves the next run to a POST.
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if origin := r.Header.Get("Origin"); origin != "" {
+		w.Header().Set("Access-Control-Allow-Origin", "*")
+		w.Header().Set("Access-Control-Allow-Headers", "*")
+		w.Header().Set("Access-Control-Allow-Methods", "POST, OPTIONS")
+	}
+	switch r.Method {
+	case http.MethodOptions:
+		w.WriteHeader(http.StatusNoContent)
+		return
+	case http.MethodPost:
+	default:
+		w.Header().Set("Allow", "POST, OPTIONS")
+		http.Error(w, "aguitest replay: POST a RunAgentInput", http.StatusMethodNotAllowed)
+		return
+	}
+	var in struct {
+		RunID string `json:"runId"`
+	}
+	body, _ := io.ReadAll(io.LimitReader(r.Body, 64<<20))
+	_ = json.Unmarshal(body, &in)
+	run := s.pick(in.RunID)
+	if run == nil {
+		http.Error(w, fmt.Sprintf("aguitest replay: all %d recorded runs were served", len(s.runs)), http.StatusConflict)
+		return
+	}
+	w.Header().Set("Content-Type", "text/event-stream")
+	w.Header().Set("Cache-Control", "no-cache")
+	w.WriteHeader(http.StatusOK)
+	_ = Stream(r.Context(), w, run, s.opt)
+}
+
+// Stream writes the run's events to w as server-sent events with the
+// timing of opt, flushing after each. It stops when ctx is done or a write
+// fails.
+func Stream(ctx context.Context, w io.Writer, run *Run, opt Options) error {
+	enc := agui.NewSSEEncoder(w)
+	var prev time.Duration
+	for _, e := range run.Events {
+		if err := opt.wait(ctx, e.Offset-prev); err != nil {
+			return err
+		}
+		prev = e.Offset
+		var err error
+		if e.Data != "" {
+			err = enc.EncodeMessage(agui.SSEMessage{Data: []byte(e.Data), Retry: -1})
+		} else {
+			err = enc.Encode(e.Event)
+		}
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
