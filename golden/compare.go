@@ -167,9 +167,11 @@ type pair struct{ w, g, at int }
 const maxCells = 1 << 22
 
 // align matches want and got on entry keys: common prefix and suffix first,
-// then a longest common subsequence of the middle.
+// then a longest common subsequence of the middle in which a pair whose
+// content (ids aside) is equal counts double, so that of two candidates the
+// equal one is matched.
 func align(want, got []Entry) []pair {
-	wk, gk := keys(want), keys(got)
+	wk, gk := keys(want, got)
 	pre := 0
 	for pre < len(wk) && pre < len(gk) && wk[pre] == gk[pre] {
 		pre++
@@ -184,6 +186,15 @@ func align(want, got []Entry) []pair {
 	}
 	mw, mg := wk[pre:len(wk)-suf], gk[pre:len(gk)-suf]
 	n, m := len(mw), len(mg)
+	weight := func(i, j int) int32 {
+		switch {
+		case mw[i] == mg[j]:
+			return 2
+		case mw[i].kinds == mg[j].kinds:
+			return 1
+		}
+		return 0
+	}
 	if n*m > maxCells {
 		for i := 0; i < max(n, m); i++ {
 			p := pair{-1, -1, pre + min(i, m)}
@@ -196,24 +207,23 @@ func align(want, got []Entry) []pair {
 			out = append(out, p)
 		}
 	} else {
-		// l[i][j] is the LCS length of mw[i:] and mg[j:].
+		// l[i][j] is the best score aligning mw[i:] with mg[j:].
 		l := make([][]int32, n+1)
 		for i := range l {
 			l[i] = make([]int32, m+1)
 		}
 		for i := n - 1; i >= 0; i-- {
 			for j := m - 1; j >= 0; j-- {
-				if mw[i] == mg[j] {
-					l[i][j] = l[i+1][j+1] + 1
-				} else {
-					l[i][j] = max(l[i+1][j], l[i][j+1])
+				l[i][j] = max(l[i+1][j], l[i][j+1])
+				if w := weight(i, j); w > 0 {
+					l[i][j] = max(l[i][j], l[i+1][j+1]+w)
 				}
 			}
 		}
 		i, j := 0, 0
 		for i < n || j < m {
 			switch {
-			case i < n && j < m && mw[i] == mg[j]:
+			case i < n && j < m && weight(i, j) > 0 && l[i][j] == l[i+1][j+1]+weight(i, j):
 				out = append(out, pair{pre + i, pre + j, pre + j})
 				i++
 				j++
@@ -232,19 +242,36 @@ func align(want, got []Entry) []pair {
 	return out
 }
 
-// keys returns the alignment key of each entry: its type and the kinds of
-// its ids ("msg" for "msg-2").
-func keys(entries []Entry) []string {
-	ks := make([]string, len(entries))
-	for i, e := range entries {
-		var b strings.Builder
-		b.WriteString(e.Type())
-		for _, id := range e.IDs() {
-			b.WriteByte(0)
-			kind, _, _ := strings.Cut(id, "-")
-			b.WriteString(kind)
+// entryKey is what alignment compares: the type and kinds of an entry's
+// ids, and its content without ids, each interned as a number.
+type entryKey struct{ kinds, content int }
+
+// keys returns the alignment keys of the entries of want and got: kinds
+// from the type and the kinds of the ids ("msg" for "msg-2"), content from
+// the golden text without the ids.
+func keys(want, got []Entry) (wk, gk []entryKey) {
+	intern := make(map[string]int)
+	num := func(s string) int {
+		n, ok := intern[s]
+		if !ok {
+			n = len(intern)
+			intern[s] = n
 		}
-		ks[i] = b.String()
+		return n
 	}
-	return ks
+	of := func(entries []Entry) []entryKey {
+		ks := make([]entryKey, len(entries))
+		for i, e := range entries {
+			var b strings.Builder
+			b.WriteString(e.Type())
+			for _, id := range e.IDs() {
+				b.WriteByte(0)
+				kind, _, _ := strings.Cut(id, "-")
+				b.WriteString(kind)
+			}
+			ks[i] = entryKey{num(b.String()), num(withoutIDs(e))}
+		}
+		return ks
+	}
+	return of(want), of(got)
 }

@@ -1,0 +1,112 @@
+package golden
+
+import (
+	"strings"
+	"testing"
+)
+
+func parse(t *testing.T, text string) []Entry {
+	t.Helper()
+	entries, err := Parse([]byte(text))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return entries
+}
+
+// summary is a difference without its go-cmp text, which is not stable.
+type summary struct {
+	Index, WantIndex int
+	Want, Got        bool
+	IDs              string
+}
+
+func TestCompare(t *testing.T) {
+	base := `{"type":"RUN_STARTED","threadId":"thread-1","runId":"run-2"}
+{"type":"TEXT_MESSAGE","messageId":"msg-3","role":"assistant","text":"hi"}
+{"type":"TOOL_CALL","toolCallId":"call-4","toolCallName":"f","parentMessageId":"msg-3","args":{"a":1}}
+{"type":"TOOL_CALL_RESULT","messageId":"msg-5","toolCallId":"call-4","content":"ok"}
+{"type":"RUN_FINISHED","threadId":"thread-1","runId":"run-2"}
+`
+	tests := []struct {
+		name string
+		got  string
+		want []summary
+	}{
+		{"equal", base, nil},
+		{"a changed field", strings.Replace(base, `"a":1`, `"a":2`, 1), []summary{{2, 2, true, true, "call-4 msg-3"}}},
+		{"a missing entry", strings.Replace(base, `{"type":"TEXT_MESSAGE","messageId":"msg-3","role":"assistant","text":"hi"}`+"\n", "", 1),
+			[]summary{{1, 1, true, false, "msg-3"}}},
+		{"an inserted entry that renumbers every later id", `{"type":"RUN_STARTED","threadId":"thread-1","runId":"run-2"}
+{"type":"TEXT_MESSAGE","messageId":"msg-3","role":"assistant","text":"thinking"}
+{"type":"TEXT_MESSAGE","messageId":"msg-4","role":"assistant","text":"hi"}
+{"type":"TOOL_CALL","toolCallId":"call-5","toolCallName":"f","parentMessageId":"msg-4","args":{"a":1}}
+{"type":"TOOL_CALL_RESULT","messageId":"msg-6","toolCallId":"call-5","content":"ok"}
+{"type":"RUN_FINISHED","threadId":"thread-1","runId":"run-2"}
+`, []summary{{1, -1, false, true, "msg-3"}}},
+		{"an identity change still shows", `{"type":"RUN_STARTED","threadId":"thread-1","runId":"run-2"}
+{"type":"TEXT_MESSAGE","messageId":"msg-3","role":"assistant","text":"hi"}
+{"type":"TOOL_CALL","toolCallId":"call-4","toolCallName":"f","parentMessageId":"msg-3","args":{"a":1}}
+{"type":"TOOL_CALL_RESULT","messageId":"msg-5","toolCallId":"call-6","content":"ok"}
+{"type":"RUN_FINISHED","threadId":"thread-1","runId":"run-2"}
+`, []summary{{3, 3, true, true, "call-6 msg-5"}}},
+	}
+	want := parse(t, base)
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var got []summary
+			diffs := Compare(want, parse(t, tt.got))
+			for _, d := range diffs {
+				got = append(got, summary{d.Index, d.WantIndex, d.Want != nil, d.Got != nil, strings.Join(d.IDs, " ")})
+				if d.Diff == "" {
+					t.Errorf("difference at %d has no diff", d.Index)
+				}
+			}
+			if len(got) != len(tt.want) {
+				t.Fatalf("got %d differences %+v, want %+v\n%s", len(got), got, tt.want, Report(diffs))
+			}
+			for i := range got {
+				if got[i] != tt.want[i] {
+					t.Errorf("difference %d: got %+v, want %+v\n%s", i, got[i], tt.want[i], Report(diffs))
+				}
+			}
+		})
+	}
+}
+
+func TestReport(t *testing.T) {
+	want := parse(t, `{"type":"A","toolCallId":"call-1","x":1}
+{"type":"B"}
+`)
+	got := parse(t, `{"type":"C"}
+{"type":"A","toolCallId":"call-1","x":2}
+`)
+	r := strings.ReplaceAll(Report(Compare(want, got)), "\u00a0", " ")
+	for _, s := range []string{
+		"event 0 (C) unexpected: (-want +got)\n",
+		"event 1 (A call-1) (golden event 0): (-want +got)\n",
+		`-` + "\t" + `"x": s"1",`,
+		"event 2 (B) missing (golden event 1): (-want +got)\n",
+	} {
+		if !strings.Contains(strings.ReplaceAll(r, " ", ""), strings.ReplaceAll(s, " ", "")) {
+			t.Errorf("report lacks %q:\n%s", s, r)
+		}
+	}
+}
+
+func TestCompareLargeFallsBackToIndexes(t *testing.T) {
+	var a, b []Entry
+	for i := range 3000 {
+		a = append(a, Entry{"type": "A", "i": i})
+		b = append(b, Entry{"type": "B", "i": i})
+	}
+	diffs := Compare(a, b)
+	if len(diffs) != 3000 {
+		t.Fatalf("got %d differences, want 3000", len(diffs))
+	}
+	for i, d := range diffs {
+		if d.Index != i || d.WantIndex != i || d.Want == nil || d.Got == nil {
+			t.Fatalf("difference %d: index %d, want index %d, want %v, got %v", i, d.Index, d.WantIndex, d.Want, d.Got)
+		}
+	}
+}

@@ -1,0 +1,47 @@
+package golden
+
+import (
+	"bytes"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+// FuzzParse checks that Parse never panics, and that what it accepts is
+// written back by Marshal as text that parses to the same entries and is
+// written again identically.
+func FuzzParse(f *testing.F) {
+	for _, s := range []string{
+		"",
+		"{\"type\":\"A\"}\n",
+		"{\"type\":\"TOOL_CALL\",\"toolCallId\":\"call-1\",\"args\":{\"a\":[1,2.50,-3e+2,null,true]},\"z\":\"<&>\\u2028\"}\r\n\n",
+		"{\"type\":\"A\"} x\n",
+		"[1]\n{\"type\":1}\n",
+		"{\"type\":\"A\",\"type\":\"B\",\"\\ud800\":\"\\udc00\"}",
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		entries, err := Parse(data)
+		if err != nil {
+			if _, ok := err.(*ParseError); !ok {
+				t.Fatalf("Parse error %T is not a *ParseError: %v", err, err)
+			}
+			return
+		}
+		text := Marshal(entries)
+		again, err := Parse(text)
+		if err != nil {
+			t.Fatalf("Parse(Marshal(entries)): %v\n%s", err, text)
+		}
+		if diff := cmp.Diff(entries, again); diff != "" {
+			t.Fatalf("entries changed through Marshal (-before +after):\n%s", diff)
+		}
+		if text2 := Marshal(again); !bytes.Equal(text, text2) {
+			t.Fatalf("Marshal is not stable:\n%s\n%s", text, text2)
+		}
+		if n := bytes.Count(text, []byte("\n")); n != len(entries) {
+			t.Fatalf("%d lines for %d entries", n, len(entries))
+		}
+	})
+}
