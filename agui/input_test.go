@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -339,4 +340,54 @@ func withEmptyLists(in RunAgentInput) RunAgentInput {
 		in.Context = []Context{}
 	}
 	return in
+}
+
+func ExampleRunAgentInput() {
+	in := RunAgentInput{
+		ThreadID: "t1",
+		RunID:    "r2",
+		Messages: []Message{
+			UserMessage("m1", "What is the weather in Paris?"),
+			AssistantMessage("m2", "", NewToolCall("c1", "get_weather", `{"city":"Paris"}`)),
+			ToolMessage("m3", "c1", "21C and sunny"),
+		},
+	}
+	b, _ := json.MarshalIndent(in, "", "  ")
+	fmt.Println(string(b))
+	// Output:
+	// {
+	//   "threadId": "t1",
+	//   "runId": "r2",
+	//   "state": {},
+	//   "messages": [
+	//     {
+	//       "id": "m1",
+	//       "role": "user",
+	//       "content": "What is the weather in Paris?"
+	//     },
+	//     {
+	//       "id": "m2",
+	//       "role": "assistant",
+	//       "toolCalls": [
+	//         {
+	//           "id": "c1",
+	//           "type": "function",
+	//           "function": {
+	//             "name": "get_weather",
+	//             "arguments": "{\"city\":\"Paris\"}"
+	//           }
+	//         }
+	//       ]
+	//     },
+	//     {
+	//       "id": "m3",
+	//       "role": "tool",
+	//       "toolCallId": "c1",
+	//       "content": "21C and sunny"
+	//     }
+	//   ],
+	//   "tools": [],
+	//   "context": [],
+	//   "forwardedProps": {}
+	// }
 }

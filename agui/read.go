@@ -434,7 +434,9 @@ func (r *Reader) readElement() ([]byte, error) {
 		b, _ := r.br.Peek(r.br.Buffered())
 		end := -1
 		consumed := len(b)
-		for i, c := range b {
+	scan:
+		for i := 0; i < len(b); i++ {
+			c := b[i]
 			if len(elem) == 0 && i == 0 {
 				switch c {
 				case '{', '[':
@@ -448,19 +450,29 @@ func (r *Reader) readElement() ([]byte, error) {
 				}
 			}
 			if inStr {
-				switch {
-				case esc:
+				if esc {
 					esc = false
-				case c == '\\':
-					esc = true
-				case c == '"':
-					inStr = false
-					if depth == 0 {
-						end = i + 1
-					}
+					continue
 				}
-				if end >= 0 {
-					break
+				// Jump to the string's next quote or backslash.
+				rest := b[i:]
+				q := bytes.IndexByte(rest, '"')
+				if q >= 0 {
+					rest = rest[:q]
+				}
+				if k := bytes.IndexByte(rest, '\\'); k >= 0 {
+					i += k
+					esc = true
+					continue
+				}
+				if q < 0 {
+					break scan
+				}
+				i += q
+				inStr = false
+				if depth == 0 {
+					end = i + 1
+					break scan
 				}
 				continue
 			}
@@ -472,26 +484,30 @@ func (r *Reader) readElement() ([]byte, error) {
 			case '}', ']':
 				if depth == 0 {
 					end = i // a scalar ends at the array's ]
-				} else {
-					depth--
-					if depth == 0 {
-						end = i + 1
-					}
+					break scan
+				}
+				depth--
+				if depth == 0 {
+					end = i + 1
+					break scan
 				}
 			case ',', ' ', '\t', '\n', '\r':
 				if depth == 0 {
 					end = i
+					break scan
 				}
-			}
-			if end >= 0 {
-				break
 			}
 		}
 		if end >= 0 {
 			consumed = end
 		}
 		r.lines += bytes.Count(b[:consumed], []byte{'\n'})
-		elem = append(elem, b[:consumed]...)
+		if elem == nil && end >= 0 {
+			elem = make([]byte, consumed) // the common case: one exact allocation
+			copy(elem, b)
+		} else {
+			elem = append(elem, b[:consumed]...)
+		}
 		r.br.Discard(consumed)
 		if end == 0 && len(elem) == 0 {
 			return nil, fmt.Errorf("unexpected %s", quoteByte(b[0]))

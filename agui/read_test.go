@@ -2,6 +2,7 @@ package agui
 
 import (
 	"errors"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -269,4 +270,23 @@ func BenchmarkReadJSON(b *testing.B) {
 			}
 		}
 	}
+}
+
+func ExampleReader() {
+	in := "[\n  {\"type\":\"RUN_STARTED\",\"threadId\":\"t1\",\"runId\":\"r1\"},\n  42\n]\n"
+	r := NewReader(strings.NewReader(in), "run.json")
+	for {
+		e, err := r.Next()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			fmt.Println(err)
+			break
+		}
+		fmt.Printf("run.json:%d: %s (format %s)\n", r.Line(), e.Type(), r.Format())
+	}
+	// Output:
+	// run.json:2: RUN_STARTED (format json)
+	// run.json:3: element 1: event is not a JSON object
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -482,4 +483,60 @@ func TestSSEEncodeMessageIDs(t *testing.T) {
 	if diff := cmp.Diff([]string{"", "1", "1", "", "2"}, ids); diff != "" {
 		t.Errorf("ids (-want +got):\n%s", diff)
 	}
+}
+
+func BenchmarkSSEDecodeEvents(b *testing.B) {
+	sample, err := os.ReadFile("testdata/streams/parallel.sse")
+	if err != nil {
+		b.Fatal(err)
+	}
+	var stream []byte
+	for len(stream) < 4<<20 {
+		stream = append(stream, sample...)
+	}
+	b.SetBytes(int64(len(stream)))
+	for b.Loop() {
+		d := NewSSEDecoder(bytes.NewReader(stream))
+		for {
+			if _, err := d.NextEvent(); err != nil {
+				if err != io.EOF {
+					b.Fatal(err)
+				}
+				break
+			}
+		}
+	}
+}
+
+func ExampleSSEDecoder() {
+	stream := "data: {\"type\":\"RUN_STARTED\",\"threadId\":\"t1\",\"runId\":\"r1\"}\n\n" +
+		": keep-alive\n\n" +
+		"data: {\"type\":\"RUN_FINISHED\",\"threadId\":\"t1\",\"runId\":\"r1\"}\n" // no blank line: still delivered
+	d := NewSSEDecoder(strings.NewReader(stream))
+	for {
+		e, err := d.NextEvent()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			fmt.Println(err)
+			return
+		}
+		fmt.Println(e.Type(), e.RunID())
+	}
+	// Output:
+	// RUN_STARTED r1
+	// RUN_FINISHED r1
+}
+
+func ExampleSSEEncoder() {
+	var w strings.Builder
+	enc := NewSSEEncoder(&w) // an http.ResponseWriter is flushed after each event
+	enc.Encode(NewEvent(RunStarted, "threadId", "t1", "runId", "r1"))
+	enc.WriteComment("keep-alive")
+	fmt.Print(w.String())
+	// Output:
+	// data: {"type":"RUN_STARTED","threadId":"t1","runId":"r1"}
+	//
+	// : keep-alive
 }
