@@ -25,6 +25,8 @@ func commands() []command {
 	return []command{
 		{"verify", "check the event ordering of AG-UI streams", cmdVerify},
 		{"llm", "serve a scripted fake LLM (llm serve SCRIPT)", cmdLLM},
+		{"serve", "serve a recording as an AG-UI endpoint", cmdServe},
+		{"record", "record runs through a proxy to an AG-UI server", cmdRecord},
 	}
 }
 

@@ -1,0 +1,221 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/aguitest/aguitest/agui"
+	"github.com/aguitest/aguitest/recorder"
+	"github.com/aguitest/aguitest/replay"
+)
+
+// syncBuffer is a bytes.Buffer safe for a command writing on another
+// goroutine.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+// startServing runs a serving command in process and returns its URL (the
+// first line of its output), a stop function and the exit code channel.
+func startServing(t *testing.T, run func(ctx context.Context, args []string, stdout, stderr io.Writer) int, args ...string) (url string, stop func() int, stderr *syncBuffer) {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	pr, pw := io.Pipe()
+	stderr = &syncBuffer{}
+	code := make(chan int, 1)
+	go func() {
+		code <- run(ctx, args, pw, stderr)
+		pw.Close()
+	}()
+	line, err := bufio.NewReader(pr).ReadString('\n')
+	if err != nil {
+		cancel()
+		t.Fatalf("no URL printed: %v; stderr: %s", err, stderr.String())
+	}
+	go io.Copy(io.Discard, pr)
+	return strings.TrimSpace(line), func() int { cancel(); return <-code }, stderr
+}
+
+func TestServeCommand(t *testing.T) {
+	url, stop, stderr := startServing(t, runServe, "--speed", "0", "../../recorder/testdata/weather.jsonl")
+	if !strings.HasPrefix(url, "http://127.0.0.1:") {
+		t.Errorf("URL = %q", url)
+	}
+	resp, err := http.Post(url, "application/json", strings.NewReader(`{}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	evs, err := agui.ReadEvents(resp.Body)
+	resp.Body.Close()
+	if err != nil || len(evs) != 10 || evs[9].Type() != agui.RunFinished {
+		t.Errorf("got %d events, %v", len(evs), err)
+	}
+	if code := stop(); code != 0 {
+		t.Errorf("exit code %d; stderr: %s", code, stderr)
+	}
+	if !strings.Contains(stderr.String(), "1 of 1 runs served") {
+		t.Errorf("stderr = %s", stderr)
+	}
+}
+
+func TestServeUsage(t *testing.T) {
+	tests := []struct {
+		name     string
+		args     []string
+		wantCode int
+		wantOut  string
+		wantErr  string
+	}{
+		{"help", []string{"serve", "--help"}, 0, "Example:", ""},
+		{"no file", []string{"serve"}, 2, "", "want one FILE"},
+		{"missing file", []string{"serve", "nope.jsonl"}, 2, "", "nope.jsonl"},
+		{"not a recording", []string{"serve", "../../agui/testdata/streams/simple.jsonl"}, 2, "", "not an aguitest recording"},
+		{"negative speed", []string{"serve", "--speed", "-1", "x"}, 2, "", "must not be negative"},
+		{"record help", []string{"record", "--help"}, 0, "Example:", ""},
+		{"record without target", []string{"record", "--out", "x"}, 2, "", "--target and --out are required"},
+		{"record bad target", []string{"record", "--target", "ftp://x", "--out", "x"}, 2, "", "not an http(s) URL"},
+		{"record bad pointer", []string{"record", "--target", "http://x", "--out", "x", "--redact", "a/b"}, 2, "", "not a JSON pointer"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			code, out, errOut := runCmd(t, "", tt.args...)
+			if code != tt.wantCode || !strings.Contains(out, tt.wantOut) || !strings.Contains(errOut, tt.wantErr) {
+				t.Errorf("got %d\nstdout: %s\nstderr: %s\nwant %d, %q, %q", code, out, errOut, tt.wantCode, tt.wantOut, tt.wantErr)
+			}
+		})
+	}
+}
+
+func TestRecordCommand(t *testing.T) {
+	evs := []agui.Event{
+		agui.NewRunStarted("t", "r1"),
+		agui.NewTextMessageStart("m"),
+		agui.NewTextMessageContent("m", "hi"),
+		agui.NewTextMessageEnd("m"),
+		agui.NewRunFinished("t", "r1"),
+	}
+	var gotAuth string
+	upstream := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		gotAuth = r.Header.Get("Authorization")
+		io.Copy(io.Discard, r.Body)
+		w.Header().Set("Content-Type", "text/event-stream")
+		enc := agui.NewSSEEncoder(w)
+		for _, e := range evs {
+			enc.Encode(e)
+		}
+	}))
+	defer upstream.Close()
+	var direct bytes.Buffer
+	resp, err := http.Post(upstream.URL+"/agent", "application/json", strings.NewReader(`{}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	io.Copy(&direct, resp.Body)
+	resp.Body.Close()
+
+	dir := filepath.Join(t.TempDir(), "recs")
+	url, stop, stderr := startServing(t, runRecord, "--target", upstream.URL, "--out", dir, "--redact", "/forwardedProps/secret")
+	req, _ := http.NewRequest("POST", url+"agent", strings.NewReader(`{"threadId":"t","runId":"r1","forwardedProps":{"secret":"s3cr3t"}}`))
+	req.Header.Set("Authorization", "Bearer s3cr3t")
+	resp, err = http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var proxied bytes.Buffer
+	io.Copy(&proxied, resp.Body)
+	resp.Body.Close()
+	if !bytes.Equal(proxied.Bytes(), direct.Bytes()) {
+		t.Errorf("the proxy changed the stream:\ngot  %q\nwant %q", proxied.Bytes(), direct.Bytes())
+	}
+	if gotAuth != "Bearer s3cr3t" {
+		t.Errorf("upstream got Authorization %q", gotAuth)
+	}
+	if code := stop(); code != 0 {
+		t.Fatalf("exit code %d; stderr: %s", code, stderr)
+	}
+	files, _ := filepath.Glob(filepath.Join(dir, "*.jsonl"))
+	if len(files) != 1 {
+		t.Fatalf("got %d recordings", len(files))
+	}
+	b, _ := os.ReadFile(files[0])
+	if bytes.Contains(b, []byte("s3cr3t")) {
+		t.Errorf("the secret was recorded:\n%s", b)
+	}
+	rec, err := replay.Load(files[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	run := rec.Runs[0]
+	if run.Request.Path != "/agent" || run.Outcome() != recorder.OutcomeFinished || len(run.Events) != len(evs) {
+		t.Errorf("run = %+v", run)
+	}
+	code, out, _ := runCmd(t, "", "verify", dir)
+	if code != 0 || !strings.Contains(out, "ok: 5 events in 1 run") {
+		t.Errorf("verify: %d %s", code, out)
+	}
+}
+
+func TestVerifyRecording(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "bad.jsonl")
+	w, err := recorder.Create(path, recorder.Header{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ev := func(run string, e agui.Event) recorder.Record {
+		return recorder.Record{Kind: recorder.KindEvent, Run: run, Event: e.Raw()}
+	}
+	w.Write(
+		ev("a", agui.NewRunStarted("t", "a")),
+		ev("b", agui.NewRunStarted("t", "b")),
+		ev("b", agui.NewToolCallArgs("c1", "{}")),
+		ev("a", agui.NewRunFinished("t", "a")),
+		ev("b", agui.NewRunFinished("t", "b")),
+	)
+	w.Close()
+	f, _ := os.OpenFile(path, os.O_APPEND|os.O_WRONLY, 0)
+	f.WriteString(`{"kind":"event","run":"a","ev`)
+	f.Close()
+
+	code, out, _ := runCmd(t, "", "verify", path)
+	for _, want := range []string{
+		"bad.jsonl:4: run b: event 1 TOOL_CALL_ARGS [toolCallId=c1]: tool-call-not-open",
+		"bad.jsonl:7: recording is truncated",
+		"1 unreadable line, 1 violation in 5 events",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
+	}
+	if code != 1 {
+		t.Errorf("exit code %d, want 1", code)
+	}
+	future := filepath.Join(dir, "future.jsonl")
+	os.WriteFile(future, []byte(`{"kind":"header","format":"aguitest-recording","version":3}`+"\n"), 0o644)
+	code, _, errOut := runCmd(t, "", "verify", future)
+	if code != 2 || !strings.Contains(errOut, "recording format version 3 is newer than this aguitest (supports 1)") {
+		t.Errorf("future version: %d %s", code, errOut)
+	}
+}

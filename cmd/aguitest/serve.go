@@ -1,0 +1,109 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"os/signal"
+	"syscall"
+	"time"
+
+	"github.com/aguitest/aguitest/replay"
+)
+
+const serveUsage = `usage: aguitest serve [--addr 127.0.0.1:0] [--speed 1] [--loop] FILE
+
+Serves the runs of a recording as an AG-UI endpoint and prints its URL as
+the first line of standard output. Each POST receives the next recorded run
+(or the run whose runId the request names) as server-sent events, with the
+recorded timing. Serving stops on SIGINT or SIGTERM.
+
+Flags:
+  --addr ADDR    listen address (default 127.0.0.1:0, a free loopback port)
+  --speed X      timing: 1 as recorded (default), 2 twice as fast, 0 no waits
+  --loop         start again from the first run after the last
+
+Example:
+  $ aguitest serve prod-run.jsonl
+  http://127.0.0.1:40123/
+  $ curl -sN -X POST http://127.0.0.1:40123/ -d '{}' | aguitest verify -
+
+Exit codes: 0 after a clean shutdown, 2 bad usage or an unreadable recording.
+`
+
+// cmdServe runs "aguitest serve"; it serves until SIGINT or SIGTERM.
+func cmdServe(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	return runServe(ctx, args, stdout, stderr)
+}
+
+// runServe is cmdServe with the context that ends serving.
+func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	addr := fs.String("addr", "127.0.0.1:0", "listen address")
+	speed := fs.Float64("speed", 1, "timing scale")
+	loop := fs.Bool("loop", false, "serve the runs again after the last")
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			fmt.Fprint(stdout, serveUsage)
+			return 0
+		}
+		fmt.Fprintf(stderr, "aguitest serve: %v\n\n%s", err, serveUsage)
+		return 2
+	}
+	if fs.NArg() != 1 {
+		fmt.Fprintf(stderr, "aguitest serve: want one FILE, got %d arguments\n\n%s", fs.NArg(), serveUsage)
+		return 2
+	}
+	if *speed < 0 {
+		fmt.Fprintf(stderr, "aguitest serve: --speed must not be negative\n")
+		return 2
+	}
+	rec, err := replay.Load(fs.Arg(0))
+	if err != nil {
+		fmt.Fprintf(stderr, "aguitest serve: %v\n", err)
+		return 2
+	}
+	for _, p := range rec.Problems {
+		fmt.Fprintf(stderr, "aguitest serve: warning: %v\n", p)
+	}
+	if len(rec.Runs) == 0 {
+		fmt.Fprintf(stderr, "aguitest serve: %s holds no runs\n", fs.Arg(0))
+		return 2
+	}
+	warnNotLoopback(stderr, "serve", *addr)
+	ln, err := net.Listen("tcp", *addr)
+	if err != nil {
+		fmt.Fprintf(stderr, "aguitest serve: %v\n", err)
+		return 2
+	}
+	h := replay.Handler(rec.Runs, replay.Options{Speed: *speed, Loop: *loop})
+	srv := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second}
+	go srv.Serve(ln)
+	fmt.Fprintf(stdout, "http://%s/\n", ln.Addr())
+	fmt.Fprintf(stderr, "aguitest serve: %d runs from %s\n", len(rec.Runs), fs.Arg(0))
+	<-ctx.Done()
+	shut, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	if err := srv.Shutdown(shut); err != nil {
+		srv.Close()
+	}
+	fmt.Fprintf(stderr, "aguitest serve: %d of %d runs served\n", len(rec.Runs)-len(h.Unserved()), len(rec.Runs))
+	return 0
+}
+
+// warnNotLoopback warns when addr is not a loopback address.
+func warnNotLoopback(stderr io.Writer, cmd, addr string) {
+	if host, _, err := net.SplitHostPort(addr); err == nil {
+		if ip := net.ParseIP(host); host != "localhost" && (ip == nil || !ip.IsLoopback()) {
+			fmt.Fprintf(stderr, "aguitest %s: warning: listening on %s, not a loopback address\n", cmd, addr)
+		}
+	}
+}
