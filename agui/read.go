@@ -28,6 +28,8 @@ type ReadError struct {
 	Err    error  // what is wrong
 }
 
+// Error returns "name:line: message", with "element N: " before the
+// message for a JSON array.
 func (e *ReadError) Error() string {
 	var b strings.Builder
 	if e.Name != "" {

@@ -383,7 +383,8 @@ func (e *SSEEncoder) Encode(ev Event) error {
 }
 
 // EncodeMessage writes a server-sent event and flushes. The name is
-// written when not empty and Retry when not negative; Line is ignored. As a
+// written when not empty and Retry when not negative (set it to -1 to leave
+// it out: 0 is a valid reconnection time); Line is ignored. As a
 // decoder keeps the last event id until an "id:" field changes it, ID is
 // written when it differs from the last one this encoder wrote, including
 // an empty ID after a non-empty one. A name or id holding a line break, or an
