@@ -3,16 +3,18 @@ module github.com/aguitest/aguitest
 go 1.26.0
 
 require (
+	github.com/evanphx/json-patch/v5 v5.9.11
 	github.com/google/go-cmp v0.7.0
 	github.com/openai/openai-go/v3 v3.98.0
 	github.com/sashabaranov/go-openai v1.43.0
 	github.com/sebdah/goldie/v2 v2.8.0
+	github.com/stretchr/testify v1.3.0
 	go.yaml.in/yaml/v3 v3.0.6
 )
 
 require (
 	github.com/coder/websocket v1.8.15 // indirect
-	github.com/evanphx/json-patch/v5 v5.9.11 // indirect
+	github.com/davecgh/go-spew v1.1.0 // indirect
 	github.com/pmezard/go-difflib v1.0.0 // indirect
 	github.com/sergi/go-diff v1.0.0 // indirect
 	github.com/tidwall/gjson v1.20.0 // indirect

@@ -1,0 +1,283 @@
+package harness
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/aguitest/aguitest/agui"
+	"github.com/aguitest/aguitest/scripted"
+)
+
+// Env is what a case gives the agent under test: the scripted LLM, both as
+// an OpenAI-compatible base URL and as a Go-native model. Both serve the
+// same script, consumed in order, for this case only.
+type Env struct {
+	// BaseURL is the scripted server's OpenAI-compatible base URL,
+	// http://127.0.0.1:PORT/v1.
+	BaseURL string
+	// APIKey is a placeholder key for OpenAI clients that insist on one.
+	APIKey string
+	// Model is the Go-native scripted model.
+	Model *scripted.Model
+	// Case is the name of the case.
+	Case string
+}
+
+// Agent is the agent under test. Make one with Handler, Func, URL or
+// Command.
+type Agent interface {
+	// start prepares the agent for one case.
+	start(t testing.TB, env Env) (runner, error)
+}
+
+// runner runs the agent once per AG-UI run of a case.
+type runner interface {
+	// run posts input and hands each event to emit, in order. It returns
+	// when the stream ends.
+	run(ctx context.Context, input agui.RunAgentInput, emit func(e agui.Event, line int) error) error
+	stop()
+}
+
+// Handler makes an Agent of an http.Handler that serves AG-UI: it answers a
+// POST of a RunAgentInput with a server-sent event stream. The handler is
+// built for each case from the case's Env and served on a loopback port.
+func Handler(build func(env Env) http.Handler) Agent { return handlerAgent{build} }
+
+type handlerAgent struct{ build func(Env) http.Handler }
+
+func (a handlerAgent) start(t testing.TB, env Env) (runner, error) {
+	srv := httptest.NewServer(a.build(env))
+	return &httpRunner{url: srv.URL, close: srv.Close}, nil
+}
+
+// URL makes an Agent of an AG-UI endpoint that is already running. The
+// harness cannot point such an agent at the case's scripted LLM: use it
+// with cases whose agent needs no model, or whose model the endpoint was
+// configured with.
+func URL(url string) Agent { return urlAgent(url) }
+
+type urlAgent string
+
+func (a urlAgent) start(t testing.TB, env Env) (runner, error) {
+	return &httpRunner{url: string(a), close: func() {}}, nil
+}
+
+type httpRunner struct {
+	url   string
+	close func()
+}
+
+func (r *httpRunner) stop() { r.close() }
+
+func (r *httpRunner) run(ctx context.Context, input agui.RunAgentInput, emit func(agui.Event, int) error) error {
+	body, err := json.Marshal(input)
+	if err != nil {
+		return err
+	}
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, r.url, bytes.NewReader(body))
+	if err != nil {
+		return err
+	}
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "text/event-stream")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return fmt.Errorf("POST %s: %w", r.url, err)
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		b, _ := io.ReadAll(io.LimitReader(resp.Body, 4<<10))
+		return fmt.Errorf("POST %s: status %s: %s", r.url, resp.Status, bytes.TrimSpace(b))
+	}
+	return readStream(resp.Body, r.url, emit)
+}
+
+func readStream(body io.Reader, name string, emit func(agui.Event, int) error) error {
+	rd := agui.NewReader(body, name)
+	for {
+		e, err := rd.Next()
+		if err == io.EOF {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		if err := emit(e, rd.Line()); err != nil {
+			return err
+		}
+	}
+}
+
+// Func makes an Agent of a Go function that emits events. The function is
+// called once per run; emit returns an error once the harness has stopped
+// listening (the function should then return).
+func Func(run func(ctx context.Context, env Env, input agui.RunAgentInput, emit func(agui.Event) error) error) Agent {
+	return funcAgent{run}
+}
+
+type funcAgent struct {
+	run func(context.Context, Env, agui.RunAgentInput, func(agui.Event) error) error
+}
+
+func (a funcAgent) start(t testing.TB, env Env) (runner, error) {
+	return &funcRunner{fn: a.run, env: env}, nil
+}
+
+type funcRunner struct {
+	fn  func(context.Context, Env, agui.RunAgentInput, func(agui.Event) error) error
+	env Env
+}
+
+func (r *funcRunner) stop() {}
+
+func (r *funcRunner) run(ctx context.Context, input agui.RunAgentInput, emit func(agui.Event, int) error) error {
+	return r.fn(ctx, r.env, input, func(e agui.Event) error { return emit(e, 0) })
+}
+
+// Command makes an Agent of a program, started for each case, so that
+// agents written in any language are tested the same way. Its environment
+// has OPENAI_BASE_URL and OPENAI_API_KEY pointing at the case's scripted
+// LLM and PORT naming a free loopback port, on which it must serve AG-UI
+// (POST to Path, "/" by default). The harness waits until the port
+// accepts connections and stops the program after the case.
+func Command(name string, args ...string) *CommandAgent {
+	return &CommandAgent{Name: name, Args: args, Path: "/", StartTimeout: 30 * time.Second}
+}
+
+// CommandAgent is an agent run as a program; see Command.
+type CommandAgent struct {
+	Name string
+	Args []string
+	// Dir is the program's working directory.
+	Dir string
+	// Env is added to the program's environment.
+	Env []string
+	// Path is the AG-UI endpoint's path.
+	Path string
+	// StartTimeout bounds the wait for the program to listen.
+	StartTimeout time.Duration
+}
+
+func (a *CommandAgent) start(t testing.TB, env Env) (runner, error) {
+	port, err := freePort()
+	if err != nil {
+		return nil, err
+	}
+	cmd := exec.Command(a.Name, a.Args...)
+	cmd.Dir = a.Dir
+	cmd.Env = append(append(os.Environ(), a.Env...),
+		"OPENAI_BASE_URL="+env.BaseURL,
+		"OPENAI_API_KEY="+env.APIKey,
+		"PORT="+strconv.Itoa(port),
+		"AGUITEST_CASE="+env.Case,
+	)
+	var out lockedBuffer
+	cmd.Stdout = &out
+	cmd.Stderr = &out
+	if err := cmd.Start(); err != nil {
+		return nil, fmt.Errorf("start %s: %w", a.Name, err)
+	}
+	exited := make(chan error, 1)
+	go func() { exited <- cmd.Wait() }()
+	r := &commandRunner{
+		httpRunner: httpRunner{url: fmt.Sprintf("http://127.0.0.1:%d%s", port, a.Path)},
+		cmd:        cmd, exited: exited, out: &out,
+	}
+	r.close = r.kill
+	addr := net.JoinHostPort("127.0.0.1", strconv.Itoa(port))
+	deadline := time.Now().Add(a.StartTimeout)
+	tick := time.NewTicker(20 * time.Millisecond)
+	defer tick.Stop()
+	for {
+		c, err := net.DialTimeout("tcp", addr, time.Second)
+		if err == nil {
+			c.Close()
+			return r, nil
+		}
+		select {
+		case err := <-exited:
+			exited <- err
+			return nil, fmt.Errorf("%s exited before listening on %s (%v); its output:\n%s", a.Name, addr, err, out.String())
+		case <-tick.C:
+		}
+		if time.Now().After(deadline) {
+			r.kill()
+			return nil, fmt.Errorf("%s did not listen on %s within %v; its output:\n%s", a.Name, addr, a.StartTimeout, out.String())
+		}
+	}
+}
+
+type commandRunner struct {
+	httpRunner
+	cmd    *exec.Cmd
+	exited chan error
+	out    *lockedBuffer
+}
+
+func (r *commandRunner) kill() {
+	_ = r.cmd.Process.Signal(os.Interrupt)
+	select {
+	case <-r.exited:
+	case <-time.After(5 * time.Second):
+		_ = r.cmd.Process.Kill()
+		<-r.exited
+	}
+}
+
+func (r *commandRunner) run(ctx context.Context, input agui.RunAgentInput, emit func(agui.Event, int) error) error {
+	err := r.httpRunner.run(ctx, input, emit)
+	if err != nil {
+		return fmt.Errorf("%w\nagent output:\n%s", err, tail(r.out.String(), 40))
+	}
+	return nil
+}
+
+func tail(s string, lines int) string {
+	parts := strings.Split(strings.TrimRight(s, "\n"), "\n")
+	if len(parts) > lines {
+		parts = parts[len(parts)-lines:]
+	}
+	return strings.Join(parts, "\n")
+}
+
+func freePort() (int, error) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return 0, err
+	}
+	defer l.Close()
+	return l.Addr().(*net.TCPAddr).Port, nil
+}
+
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (b *lockedBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.b.Write(p)
+}
+
+func (b *lockedBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.b.String()
+}
+
+var errStopped = errors.New("harness: the run is over")

@@ -1,0 +1,53 @@
+// Package harness runs table-driven tests of AG-UI agents.
+//
+// Each [Case] of a table is a subtest. The harness serves the case's
+// script from a fresh scripted LLM, starts the agent, posts the case's
+// input as a RunAgentInput, and reads the event stream, verifying it as it
+// arrives (agui.Strict by default). When a run ends with calls to the
+// case's frontend tools that got no TOOL_CALL_RESULT, it does what an AG-UI
+// client does: runs the Go implementations, appends the assistant message
+// with the calls and the tool messages to the conversation, and posts the
+// next run on the same thread with a new run id. Follow-up user messages
+// are sent the same way. Then it checks that every scripted turn was used,
+// compares the case's golden file, and runs the case's Check.
+//
+// Agents come in four kinds, each built per case from an [Env] that gives
+// the scripted LLM's OpenAI-compatible base URL and its Go-native model:
+// an http.Handler ([Handler]), a Go function that emits events ([Func]),
+// an endpoint already running ([URL]), and a program in any language
+// started with OPENAI_BASE_URL, OPENAI_API_KEY and PORT in its environment
+// ([Command]).
+//
+// # Typical use
+//
+//	func TestAgent(t *testing.T) {
+//		harness.Run(t, harness.Handler(newAgent), []harness.Case{{
+//			Name:  "weather",
+//			Input: harness.User("Weather in Seoul?"),
+//			Script: scripted.Script{Turns: []scripted.Turn{
+//				{Calls: []scripted.Call{{Name: "get_weather", Args: `{"city":"Seoul"}`}}},
+//				{Text: "It is sunny."},
+//			}},
+//		}})
+//	}
+//
+// Golden files live in testdata/<TestName>/<case>.golden; "go test -update"
+// writes them, and a missing one fails with a hint to do so. The merged
+// view (the default) joins each message's text and each call's arguments,
+// so the golden does not depend on how the model fragments or interleaves;
+// [Wire] keeps every fragment.
+//
+// # Failures
+//
+// Every problem is reported with t.Errorf, naming the case (the subtest),
+// the run, and the event index, type and ids or the scripted turn, and the
+// case goes on where later checks still mean something: verifier
+// violations, scripted turns left unused, unexpected model requests, failed
+// request expectations, golden mismatches (event by event, -want +got).
+// Only an agent that cannot be started stops a case at once.
+//
+// # Concurrency
+//
+// Options.Parallel runs cases in parallel; each case has its own scripted
+// LLM and agent instance. A Func agent may emit from any goroutine.
+package harness

@@ -1,0 +1,430 @@
+package harness
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/aguitest/aguitest/agui"
+	"github.com/aguitest/aguitest/golden"
+	"github.com/aguitest/aguitest/scripted"
+)
+
+// Golden says which golden file a case keeps.
+type Golden int
+
+const (
+	// Merged keeps the merged view: messages and calls joined, arguments
+	// parsed, parallel calls in a canonical order. A test that should not
+	// depend on how the provider fragments uses it. It is the zero value.
+	Merged Golden = iota
+	// Wire keeps every event, fragments included, in order.
+	Wire
+	// NoGolden keeps no golden file.
+	NoGolden
+)
+
+// Case is one row of a table-driven agent test.
+type Case struct {
+	// Name names the subtest and the golden file.
+	Name string
+	// Input is what the first run is asked.
+	Input Input
+	// Script is what the scripted LLM answers, turn by turn. Every turn
+	// must be used.
+	Script scripted.Script
+	// Tools are the frontend tools: declared to the agent in the input's
+	// tools and run by the harness, as a client would, when a run ends with
+	// calls to them that got no TOOL_CALL_RESULT.
+	Tools []Tool
+	// Golden selects the golden file kept for the case (Merged by default).
+	Golden Golden
+	// Scrubs replace volatile values before the golden comparison.
+	Scrubs []golden.Scrub
+	// Profile is the verifier profile every run is checked with (Strict
+	// by default).
+	Profile agui.Profile
+	// Check runs extra checks over the result.
+	Check func(t *testing.T, r *Result)
+	// MaxRuns bounds the runs of the case (frontend tool round trips and
+	// follow-ups); 0 means 10.
+	MaxRuns int
+}
+
+// Input is what a case sends. Messages, State, Context and ForwardedProps
+// fill a RunAgentInput whose ids the harness assigns; RunAgentInput, when
+// set, is sent as it is for the first run instead.
+type Input struct {
+	// Messages is the conversation so far, ending with the user's message.
+	Messages []agui.Message
+	// State is the client's state; nil sends {}.
+	State json.RawMessage
+	// Context is the ambient context.
+	Context []agui.Context
+	// ForwardedProps are passed through to the agent; nil sends {}.
+	ForwardedProps json.RawMessage
+	// RunAgentInput replaces all of the above for the first run.
+	RunAgentInput *agui.RunAgentInput
+	// FollowUps are further user messages, each sent once the
+	// conversation has settled (no frontend tool calls pending).
+	FollowUps []string
+}
+
+// User is shorthand for an Input holding one user message.
+func User(text string) Input {
+	return Input{Messages: []agui.Message{agui.UserMessage("user-1", text)}}
+}
+
+// Tool is a frontend tool: declared to the agent and run by the harness.
+type Tool struct {
+	Name        string
+	Description string
+	// Parameters is the JSON Schema of the arguments.
+	Parameters json.RawMessage
+	// Run executes a call. Its result is sent back as a tool message's
+	// content; an error becomes the tool message's error.
+	Run func(args json.RawMessage) (string, error)
+}
+
+// Result is what a case produced, as a check sees it.
+type Result struct {
+	// Runs are the case's runs, in order.
+	Runs []RunResult
+	// Messages is the conversation at the end, as a client assembles it:
+	// text, tool calls with their full arguments, results, the frontend
+	// tools' results.
+	Messages []agui.Message
+	// State is the client's state at the end, STATE_SNAPSHOT and
+	// STATE_DELTA applied.
+	State json.RawMessage
+	// Requests are the requests the scripted LLM received.
+	Requests []scripted.Request
+}
+
+// RunResult is one AG-UI run of a case.
+type RunResult struct {
+	// Input is what the run was asked.
+	Input agui.RunAgentInput
+	// Events are the events the agent sent, as it sent them.
+	Events []agui.Event
+	// Violations are the verifier's findings.
+	Violations []agui.Violation
+	// Err is why the run failed to complete (transport, stream syntax,
+	// agent error), or nil.
+	Err error
+}
+
+// Events returns the events of every run, in order.
+func (r *Result) Events() []agui.Event {
+	var out []agui.Event
+	for _, run := range r.Runs {
+		out = append(out, run.Events...)
+	}
+	return out
+}
+
+// LastText returns the text of the conversation's last assistant message
+// that has text.
+func (r *Result) LastText() string {
+	for i := len(r.Messages) - 1; i >= 0; i-- {
+		if m := r.Messages[i]; m.Role == agui.RoleAssistant && m.Content.Text != "" {
+			return m.Content.Text
+		}
+	}
+	return ""
+}
+
+// Options configures Run. The zero value runs cases one after another and
+// keeps goldens under testdata.
+type Options struct {
+	// Parallel runs the cases in parallel (t.Parallel).
+	Parallel bool
+	// Dir is where golden files live; "" means "testdata". Each test's
+	// goldens are in a folder named for the test.
+	Dir string
+	// Timeout bounds each run; 0 means one minute.
+	Timeout time.Duration
+}
+
+// Run runs each case as a subtest of t against agent, with the zero
+// Options.
+func Run(t *testing.T, agent Agent, cases []Case) {
+	t.Helper()
+	Options{}.Run(t, agent, cases)
+}
+
+// Run runs each case as a subtest of t against agent.
+//
+// For each case it serves the script from a fresh scripted LLM, starts the
+// agent, posts the input, reads and verifies the event stream, and, as an
+// AG-UI client does, runs the frontend tools the agent called and posts the
+// next run (same thread, new run id) until the conversation settles. Then
+// it checks that the script was used up, compares the golden file and runs
+// the case's Check. Every problem is reported with the case, run, turn and
+// event index; testing goes on wherever later checks still mean something.
+func (o Options) Run(t *testing.T, agent Agent, cases []Case) {
+	t.Helper()
+	seen := map[string]bool{}
+	for _, c := range cases {
+		if c.Name == "" {
+			panic("harness: a case has no name")
+		}
+		if seen[c.Name] {
+			panic(fmt.Sprintf("harness: two cases are named %q", c.Name))
+		}
+		seen[c.Name] = true
+	}
+	for _, c := range cases {
+		t.Run(c.Name, func(t *testing.T) {
+			if o.Parallel {
+				t.Parallel()
+			}
+			o.runCase(t, agent, c)
+		})
+	}
+}
+
+func (o Options) runCase(t *testing.T, agent Agent, c Case) {
+	t.Helper()
+	srv := scripted.NewServer(c.Script)
+	defer srv.Close()
+	env := Env{BaseURL: srv.URL, APIKey: "aguitest", Model: srv.Model(), Case: c.Name}
+	r, err := agent.start(t, env)
+	if err != nil {
+		t.Fatalf("starting the agent: %v", err)
+	}
+	defer r.stop()
+
+	res := execute(t, o, c, r, env)
+
+	if err := srv.Check(); err != nil {
+		t.Errorf("scripted LLM: %v", err)
+	}
+	res.Requests = srv.Requests()
+
+	if c.Golden != NoGolden {
+		view := golden.Merged
+		if c.Golden == Wire {
+			view = golden.Wire
+		}
+		entries := golden.Normalizer{Scrubs: c.Scrubs}.Normalize(res.Events(), view)
+		dir := o.Dir
+		if dir == "" {
+			dir = "testdata"
+		}
+		top, _, _ := strings.Cut(t.Name(), "/")
+		if err := golden.Check(filepath.Join(dir, top), goldenName(c.Name), golden.Marshal(entries), golden.Update()); err != nil {
+			t.Error(err)
+		}
+	}
+	if c.Check != nil {
+		c.Check(t, res)
+	}
+}
+
+// goldenName makes a case name safe as a file name.
+func goldenName(name string) string {
+	return strings.Map(func(r rune) rune {
+		switch {
+		case r >= 'a' && r <= 'z', r >= 'A' && r <= 'Z', r >= '0' && r <= '9', r == '-', r == '_', r == '.':
+			return r
+		}
+		return '_'
+	}, name)
+}
+
+// execute runs the conversation of a case and reports what goes wrong.
+func execute(t *testing.T, o Options, c Case, r runner, env Env) *Result {
+	t.Helper()
+	maxRuns := c.MaxRuns
+	if maxRuns == 0 {
+		maxRuns = 10
+	}
+	timeout := o.Timeout
+	if timeout == 0 {
+		timeout = time.Minute
+	}
+	tools := make(map[string]Tool, len(c.Tools))
+	var decl []agui.Tool
+	for _, tool := range c.Tools {
+		tools[tool.Name] = tool
+		decl = append(decl, agui.Tool{Name: tool.Name, Description: tool.Description, Parameters: tool.Parameters})
+	}
+
+	in := c.Input
+	var first agui.RunAgentInput
+	if in.RunAgentInput != nil {
+		first = *in.RunAgentInput
+	} else {
+		first = agui.RunAgentInput{
+			ThreadID:       "thread-1",
+			State:          in.State,
+			Messages:       in.Messages,
+			Tools:          decl,
+			Context:        in.Context,
+			ForwardedProps: in.ForwardedProps,
+		}
+	}
+	conv := newConversation(first.Messages, first.State)
+	followUps := in.FollowUps
+	res := &Result{}
+
+	input := first
+	for n := 1; ; n++ {
+		if input.RunID == "" || n > 1 {
+			input.RunID = fmt.Sprintf("run-%d", n)
+		}
+		run := runOnce(t, n, input, c.Profile, r, conv, timeout)
+		res.Runs = append(res.Runs, run)
+		if run.Err != nil {
+			t.Errorf("run %d: %v", n, run.Err)
+			break
+		}
+		pending := pendingCalls(run.Events, tools)
+		if len(pending) == 0 {
+			if len(followUps) == 0 {
+				break
+			}
+			conv.add(agui.UserMessage(fmt.Sprintf("user-%d", n+1), followUps[0]))
+			followUps = followUps[1:]
+		}
+		for _, call := range pending {
+			content, err := tools[call.name].Run(json.RawMessage(call.args))
+			msg := agui.ToolMessage(call.id+"-result", call.id, content)
+			if err != nil {
+				msg.Error = err.Error()
+			}
+			conv.add(msg)
+		}
+		if n >= maxRuns {
+			t.Errorf("run %d: the conversation has not settled after %d runs (MaxRuns); pending frontend calls: %v", n, maxRuns, pending)
+			break
+		}
+		input = agui.RunAgentInput{
+			ThreadID:       first.ThreadID,
+			State:          conv.state,
+			Messages:       conv.copyMessages(),
+			Tools:          first.Tools,
+			Context:        first.Context,
+			ForwardedProps: first.ForwardedProps,
+		}
+	}
+	res.Messages = conv.copyMessages()
+	res.State = conv.state
+	return res
+}
+
+// runOnce posts one run and verifies its stream as it arrives.
+func runOnce(t *testing.T, n int, input agui.RunAgentInput, p agui.Profile, r runner, conv *conversation, timeout time.Duration) RunResult {
+	t.Helper()
+	run := RunResult{Input: input}
+	v := agui.NewVerifier(agui.Options{Profile: p})
+	var x agui.Expander
+	ctx, cancel := context.WithTimeout(context.Background(), timeout)
+	defer cancel()
+	var mu sync.Mutex // a Func agent may emit from its own goroutines
+	done := false
+	err := r.run(ctx, input, func(e agui.Event, line int) error {
+		mu.Lock()
+		defer mu.Unlock()
+		if done {
+			return errStopped
+		}
+		i := len(run.Events)
+		run.Events = append(run.Events, e)
+		for _, vi := range v.Push(e) {
+			run.Violations = append(run.Violations, vi)
+			t.Errorf("run %d: %s", n, describe(vi, line))
+		}
+		expanded, xerr := x.Push(e)
+		if xerr != nil {
+			return nil // the verifier has reported it
+		}
+		for _, ee := range expanded {
+			if err := conv.apply(ee); err != nil {
+				t.Errorf("run %d: event %d (%s): %v", n, i, e.Type(), err)
+			}
+		}
+		return nil
+	})
+	mu.Lock()
+	done = true
+	mu.Unlock()
+	if err != nil && !errors.Is(err, errStopped) {
+		run.Err = err
+		return run
+	}
+	for _, vi := range v.Finish() {
+		run.Violations = append(run.Violations, vi)
+		t.Errorf("run %d: %s", n, describe(vi, 0))
+	}
+	return run
+}
+
+func describe(v agui.Violation, line int) string {
+	var ids []string
+	for _, f := range []struct{ k, v string }{
+		{"messageId", v.MessageID}, {"toolCallId", v.ToolCallID}, {"stepName", v.StepName}, {"subagentRunId", v.SubagentRunID},
+	} {
+		if f.v != "" {
+			ids = append(ids, f.k+"="+f.v)
+		}
+	}
+	where := fmt.Sprintf("event %d (%s)", v.Index, v.Type)
+	if v.Type == "" {
+		where = fmt.Sprintf("end of stream after %d events", v.Index)
+	}
+	if line > 0 {
+		where += fmt.Sprintf(" at line %d", line)
+	}
+	if len(ids) > 0 {
+		where += " [" + strings.Join(ids, " ") + "]"
+	}
+	return fmt.Sprintf("%s: %s: %s", where, v.Rule, v.Message)
+}
+
+type pendingCall struct{ id, name, args string }
+
+func (p pendingCall) String() string { return p.name + "(" + p.id + ")" }
+
+// pendingCalls returns the calls of a run to offered frontend tools that
+// ended without a TOOL_CALL_RESULT, in the order they started.
+func pendingCalls(events []agui.Event, tools map[string]Tool) []pendingCall {
+	expanded, _ := agui.ExpandChunks(events)
+	var order []string
+	calls := map[string]*pendingCall{}
+	ended := map[string]bool{}
+	resulted := map[string]bool{}
+	for _, e := range expanded {
+		switch e.Type() {
+		case agui.ToolCallStart:
+			if _, ok := tools[e.ToolCallName()]; ok {
+				if _, seen := calls[e.ToolCallID()]; !seen {
+					order = append(order, e.ToolCallID())
+				}
+				calls[e.ToolCallID()] = &pendingCall{id: e.ToolCallID(), name: e.ToolCallName()}
+			}
+		case agui.ToolCallArgs:
+			if c, ok := calls[e.ToolCallID()]; ok {
+				c.args += e.Delta()
+			}
+		case agui.ToolCallEnd:
+			ended[e.ToolCallID()] = true
+		case agui.ToolCallResult:
+			resulted[e.ToolCallID()] = true
+		}
+	}
+	var out []pendingCall
+	for _, id := range order {
+		if ended[id] && !resulted[id] {
+			out = append(out, *calls[id])
+		}
+	}
+	return out
+}

@@ -1,0 +1,240 @@
+package harness_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/aguitest/aguitest/agui"
+	"github.com/aguitest/aguitest/harness"
+	"github.com/aguitest/aguitest/scripted"
+)
+
+var locationTool = harness.Tool{
+	Name:        "get_user_location",
+	Description: "Where the user is.",
+	Parameters:  json.RawMessage(`{"type":"object","properties":{}}`),
+	Run: func(args json.RawMessage) (string, error) {
+		return `{"city":"Seoul"}`, nil
+	},
+}
+
+// The frontend-tool round trip: the agent calls a client tool, the harness
+// runs it and posts the next run with the result, the agent answers.
+func TestFrontendToolRoundTrip(t *testing.T) {
+	script := scripted.Script{Turns: []scripted.Turn{
+		{Expect: scripted.Expect{Tools: []string{"get_user_location"}}, Calls: []scripted.Call{{ID: "loc-1", Name: "get_user_location"}}},
+		{Expect: scripted.Expect{ToolResults: []string{"loc-1"}}, Text: "You are in Seoul."},
+	}}
+	var got *harness.Result
+	harness.Options{Dir: t.TempDir()}.Run(t, harness.Func(chatAgent(false)), []harness.Case{{
+		Name:   "location",
+		Input:  harness.User("Where am I?"),
+		Script: script,
+		Tools:  []harness.Tool{locationTool},
+		Golden: harness.NoGolden,
+		Check:  func(t *testing.T, r *harness.Result) { got = r },
+	}})
+	require.NotNil(t, got)
+	require.Len(t, got.Runs, 2)
+	assert.Equal(t, "run-1", got.Runs[0].Input.RunID)
+	assert.Equal(t, "run-2", got.Runs[1].Input.RunID)
+	assert.Equal(t, got.Runs[0].Input.ThreadID, got.Runs[1].Input.ThreadID, "a new run keeps the thread")
+
+	var roles []string
+	for _, m := range got.Runs[1].Input.Messages {
+		roles = append(roles, string(m.Role))
+	}
+	assert.Equal(t, []string{"user", "assistant", "tool"}, roles, "the second run carries the call and its result")
+	assert.Equal(t, "You are in Seoul.", got.LastText())
+	require.Len(t, got.Requests, 2)
+	assert.Equal(t, "loc-1", got.Requests[1].Messages[2].ToolCallID)
+}
+
+// Parallel calls streamed under every interleave plan give the same merged
+// golden; the golden is written with -update semantics into a temp dir.
+func TestMergedGoldenStableAcrossPlans(t *testing.T) {
+	turn := func(order scripted.OrderKind) scripted.Script {
+		return scripted.Script{Turns: []scripted.Turn{{
+			Text: "Moving three tasks.",
+			Calls: []scripted.Call{
+				{Name: "add_task", Args: `{"title":"ship it","column":"todo"}`},
+				{Name: "move_task", Args: `{"id":7,"to":"done"}`},
+				{Name: "rename_task", Args: `{"id":3,"title":"caf\u00e9 \"ready\""}`},
+			},
+			Plan: scripted.Plan{Split: scripted.Split{Size: 3, Escapes: true}, Order: scripted.Order{By: order}, Seed: 9},
+		}}}
+	}
+	dir := t.TempDir()
+	var cases []harness.Case
+	for _, o := range []scripted.OrderKind{scripted.Sequential, scripted.RoundRobin, scripted.Reverse, scripted.Shuffle} {
+		cases = append(cases, harness.Case{Name: string(o), Input: harness.User("move them"), Script: turn(o)})
+	}
+	// Write the goldens as -update does, then check them.
+	setUpdate(t, true)
+	harness.Options{Dir: dir}.Run(t, harness.Func(chatAgent(false)), cases)
+	setUpdate(t, false)
+	t.Run("check", func(t *testing.T) {
+		harness.Options{Dir: dir}.Run(t, harness.Func(chatAgent(false)), cases)
+	})
+
+	files, err := filepath.Glob(filepath.Join(dir, t.Name(), "*.golden"))
+	require.NoError(t, err)
+	require.Len(t, files, 4)
+	first, err := os.ReadFile(files[0])
+	require.NoError(t, err)
+	for _, f := range files[1:] {
+		b, err := os.ReadFile(f)
+		require.NoError(t, err)
+		if diff := cmp.Diff(string(first), string(b)); diff != "" {
+			t.Errorf("%s differs from %s (-%s +%s):\n%s", f, files[0], filepath.Base(files[0]), filepath.Base(f), diff)
+		}
+	}
+	assert.Contains(t, string(first), `"args":{"column":"todo","title":"ship it"}`)
+}
+
+// setUpdate sets the -update flag, as "go test -update" does.
+func setUpdate(t *testing.T, on bool) {
+	t.Helper()
+	old := flag.Lookup("update").Value.String()
+	require.NoError(t, flag.Set("update", fmt.Sprint(on)))
+	t.Cleanup(func() { _ = flag.Set("update", old) })
+}
+
+// An http.Handler agent built per case gets the scripted server's URL.
+func TestHandlerAgent(t *testing.T) {
+	var baseURLs []string
+	agent := harness.Handler(func(env harness.Env) http.Handler {
+		baseURLs = append(baseURLs, env.BaseURL)
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			var in agui.RunAgentInput
+			if err := json.NewDecoder(r.Body).Decode(&in); err != nil {
+				http.Error(w, err.Error(), http.StatusBadRequest)
+				return
+			}
+			w.Header().Set("Content-Type", "text/event-stream")
+			enc := agui.NewSSEEncoder(w)
+			err := chatAgent(false)(r.Context(), env, in, func(e agui.Event) error { return enc.Encode(e) })
+			if err != nil {
+				t.Errorf("agent: %v", err)
+			}
+		})
+	})
+	harness.Options{Dir: t.TempDir()}.Run(t, agent, []harness.Case{
+		{Name: "hello", Input: harness.User("hi"), Script: scripted.Script{Turns: []scripted.Turn{{Text: "Hello!"}}}, Golden: harness.NoGolden,
+			Check: func(t *testing.T, r *harness.Result) { assert.Equal(t, "Hello!", r.LastText()) }},
+		{Name: "follow-up", Input: harness.Input{Messages: harness.User("hi").Messages, FollowUps: []string{"and again"}},
+			Script: scripted.Script{Turns: []scripted.Turn{{Text: "Hello!"}, {Expect: scripted.Expect{LastUser: "again"}, Text: "Hello again!"}}},
+			Golden: harness.NoGolden,
+			Check: func(t *testing.T, r *harness.Result) {
+				assert.Len(t, r.Runs, 2)
+				assert.Equal(t, "Hello again!", r.LastText())
+			}},
+	})
+	require.Len(t, baseURLs, 2)
+	assert.NotEqual(t, baseURLs[0], baseURLs[1], "each case has its own scripted server")
+	assert.True(t, strings.HasSuffix(baseURLs[0], "/v1"), baseURLs[0])
+}
+
+// State events are applied as a client applies them.
+func TestStateIsApplied(t *testing.T) {
+	agent := harness.Func(func(_ context.Context, _ harness.Env, in agui.RunAgentInput, emit func(agui.Event) error) error {
+		for _, e := range []agui.Event{
+			agui.NewRunStarted(in.ThreadID, in.RunID),
+			agui.NewStateSnapshot(map[string]any{"tasks": []string{"a"}}),
+			agui.NewStateDelta([]map[string]any{{"op": "add", "path": "/tasks/-", "value": "b"}}),
+			agui.NewRunFinished(in.ThreadID, in.RunID),
+		} {
+			if err := emit(e); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	harness.Options{Dir: t.TempDir()}.Run(t, agent, []harness.Case{{
+		Name: "state", Input: harness.User("add b"), Golden: harness.NoGolden,
+		Check: func(t *testing.T, r *harness.Result) { assert.JSONEq(t, `{"tasks":["a","b"]}`, string(r.State)) },
+	}})
+}
+
+// Failures are tested in a child process: each scenario below runs there
+// and must fail, and its output must say what went wrong and where.
+func TestFailureReports(t *testing.T) {
+	if os.Getenv("AGUITEST_HARNESS_CHILD") != "" {
+		t.Skip("runs only in the parent")
+	}
+	tests := []struct {
+		name string
+		want []string
+	}{
+		{"BuggyInterleaving", []string{
+			"TestChildScenario/BuggyInterleaving/parallel",
+			"run 1: event 10 (TOOL_CALL_END) [toolCallId=call-b]: args-not-json: the arguments of tool call 'call-b' are not JSON",
+			`"{\"ti{\"idtle\"\":1}:\"a\"}"`,
+		}},
+		{"UnusedTurn", []string{"scripted LLM:", "turn 1", "unused"}},
+		{"MissingGolden", []string{"golden file missing", "-update"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			cmd := exec.Command(os.Args[0], "-test.run", "^TestChildScenario$/^"+tt.name+"$", "-test.v")
+			cmd.Env = append(os.Environ(), "AGUITEST_HARNESS_CHILD="+tt.name)
+			var out bytes.Buffer
+			cmd.Stdout, cmd.Stderr = &out, &out
+			err := cmd.Run()
+			if err == nil {
+				t.Fatalf("the scenario passed; want it to fail. Output:\n%s", out.String())
+			}
+			for _, w := range tt.want {
+				if !strings.Contains(strings.ToLower(out.String()), strings.ToLower(w)) {
+					t.Errorf("output lacks %q:\n%s", w, out.String())
+				}
+			}
+		})
+	}
+}
+
+// TestChildScenario holds the failing scenarios of TestFailureReports.
+func TestChildScenario(t *testing.T) {
+	scenario := os.Getenv("AGUITEST_HARNESS_CHILD")
+	if scenario == "" {
+		t.Skip("runs only as TestFailureReports' child")
+	}
+	dir := t.TempDir()
+	t.Run("BuggyInterleaving", func(t *testing.T) {
+		harness.Options{Dir: dir}.Run(t, harness.Func(chatAgent(true)), []harness.Case{{
+			Name:  "parallel",
+			Input: harness.User("move"),
+			Script: scripted.Script{Turns: []scripted.Turn{{
+				Calls: []scripted.Call{{ID: "call-a", Name: "add_task", Args: `{"title":"a"}`}, {ID: "call-b", Name: "move_task", Args: `{"id":1}`}},
+				Plan:  scripted.Plan{Split: scripted.Split{Size: 4}, Order: scripted.Order{By: scripted.RoundRobin}},
+			}}},
+			Golden: harness.NoGolden,
+		}})
+	})
+	t.Run("UnusedTurn", func(t *testing.T) {
+		harness.Options{Dir: dir}.Run(t, harness.Func(chatAgent(false)), []harness.Case{{
+			Name: "extra", Input: harness.User("hi"), Golden: harness.NoGolden,
+			Script: scripted.Script{Turns: []scripted.Turn{{Text: "one"}, {Text: "two"}}},
+		}})
+	})
+	t.Run("MissingGolden", func(t *testing.T) {
+		harness.Options{Dir: dir}.Run(t, harness.Func(chatAgent(false)), []harness.Case{{
+			Name: "nogolden", Input: harness.User("hi"),
+			Script: scripted.Script{Turns: []scripted.Turn{{Text: "one"}}},
+		}})
+	})
+	fmt.Println("scenario", scenario, "done")
+}
