@@ -75,7 +75,7 @@ func planChunks(t *Turn, ti int, p Plan, usage *Usage) []Chunk {
 		reasoning = append(reasoning, Chunk{Reasoning: f})
 	}
 	frags := t.Fragments
-	if frags == nil {
+	if len(frags) == 0 {
 		frags = p.Split.Cut(t.Text, mix(p.Seed, ti, slotText))
 	}
 	for _, f := range frags {
@@ -91,7 +91,7 @@ func planChunks(t *Turn, ti int, p Plan, usage *Usage) []Chunk {
 		}
 		calls[n] = append(calls[n], Chunk{Call: &CallDelta{Index: idx, ID: id, Name: c.Name}})
 		frags := c.Fragments
-		if frags == nil {
+		if len(frags) == 0 {
 			frags = p.Split.Cut(c.args(), mix(p.Seed, ti, n))
 		}
 		for _, f := range frags {

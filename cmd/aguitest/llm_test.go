@@ -95,3 +95,19 @@ func TestLLMUsage(t *testing.T) {
 		})
 	}
 }
+
+// TestLLMRealtime: --realtime serves, and a stop before any request
+// reports every turn unused.
+func TestLLMRealtime(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "s.json")
+	if err := os.WriteFile(path, []byte(`{"plan":{"every":"1ms"},"turns":[{"text":"x"}]}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(t.Context())
+	cancel()
+	var stdout, stderr bytes.Buffer
+	code := runLLM(ctx, []string{"serve", "--realtime", "--addr", "127.0.0.1:0", path}, &stdout, &stderr)
+	if code != 1 || !strings.HasPrefix(stdout.String(), "http://127.0.0.1:") || !strings.Contains(stderr.String(), "0 of 1 turns used") {
+		t.Errorf("exit %d, stdout %q, stderr %q", code, &stdout, &stderr)
+	}
+}
