@@ -71,8 +71,8 @@ var ErrNotObject = errors.New("event is not a JSON object")
 var ErrNoType = errors.New(`event has no string "type" field`)
 
 // ParseEvent parses one event from its JSON text. The event keeps data (it is
-// not copied): the caller must not modify data afterwards. Surrounding white
-// space is trimmed. Invalid JSON, invalid UTF-8, input that is not an object,
+// not copied): the caller must not modify data afterwards. Surrounding JSON
+// white space (space, tab, CR, LF) is trimmed. Invalid JSON, invalid UTF-8, input that is not an object,
 // an object without a string "type" and nesting deeper than MaxDepth are
 // errors.
 func ParseEvent(data []byte) (Event, error) {
@@ -82,7 +82,7 @@ func ParseEvent(data []byte) (Event, error) {
 }
 
 func (e *Event) parse(data []byte) error {
-	data = bytes.TrimSpace(data)
+	data = trimJSONSpace(data)
 	*e = Event{raw: data}
 	if len(data) == 0 {
 		return errors.New("empty event")
@@ -133,6 +133,19 @@ func (e *Event) parse(data []byte) error {
 		e.typ = EventType(tb)
 	}
 	return nil
+}
+
+// trimJSONSpace trims the white space JSON allows around a value (space,
+// tab, line feed, carriage return) and nothing else.
+func trimJSONSpace(b []byte) []byte {
+	i, j := 0, len(b)
+	for i < j && isSpace(b[i]) {
+		i++
+	}
+	for j > i && isSpace(b[j-1]) {
+		j--
+	}
+	return b[i:j]
 }
 
 // eachMember calls fn for each member of the valid JSON object in data, with
