@@ -135,19 +135,6 @@ func (e *Event) parse(data []byte) error {
 	return nil
 }
 
-// trimJSONSpace trims the white space JSON allows around a value (space,
-// tab, line feed, carriage return) and nothing else.
-func trimJSONSpace(b []byte) []byte {
-	i, j := 0, len(b)
-	for i < j && isSpace(b[i]) {
-		i++
-	}
-	for j > i && isSpace(b[j-1]) {
-		j--
-	}
-	return b[i:j]
-}
-
 // eachMember calls fn for each member of the valid JSON object in data, with
 // the key (with its quotes) and the value's span. It stops when fn returns
 // false.
