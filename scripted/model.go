@@ -30,6 +30,7 @@ type StatusError struct {
 	Body []byte
 }
 
+// Error describes the status, Retry-After and body.
 func (e *StatusError) Error() string {
 	s := fmt.Sprintf("scripted: turn %d: HTTP status %d", e.Turn, e.Status)
 	if e.RetryAfter != "" {

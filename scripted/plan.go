@@ -41,6 +41,7 @@ func (p Plan) String() string {
 	return s
 }
 
+// String returns the duration as a Go duration ("250ms").
 func (d Duration) String() string { b, _ := d.MarshalText(); return string(b) }
 
 // over fills the zero fields of p from def, then from the defaults.
@@ -110,6 +111,7 @@ type Split struct {
 	Empty int `yaml:"empty,omitempty" json:"empty,omitempty"`
 }
 
+// String describes the split, e.g. "bytes/8+escapes".
 func (sp Split) String() string {
 	by := sp.By
 	if by == "" {
@@ -346,6 +348,7 @@ type Order struct {
 	Text Placement `yaml:"text,omitempty" json:"text,omitempty"`
 }
 
+// String describes the order, e.g. "schedule(a b a)".
 func (o Order) String() string {
 	s := string(o.By)
 	if o.By == Scheduled {
