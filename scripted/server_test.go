@@ -379,3 +379,57 @@ func TestDisconnectBeforeDone(t *testing.T) {
 		t.Errorf("read %v:\n%s\nwant every chunk, no [DONE], then io.ErrUnexpectedEOF", err, b)
 	}
 }
+
+// TestIDStylesOnWire checks the tool_calls deltas of each id style.
+func TestIDStylesOnWire(t *testing.T) {
+	tests := []struct {
+		ids           IDStyle
+		index, idEach bool
+	}{
+		{IDsFirst, true, false},
+		{IDsEvery, true, true},
+		{IDsNoIndex, false, true},
+	}
+	for _, tt := range tests {
+		t.Run(string(tt.ids), func(t *testing.T) {
+			srv := NewServer(Script{Turns: []Turn{{Calls: []Call{{ID: "k", Name: "f", Args: `{"a":12345678}`}}, Plan: Plan{IDs: tt.ids}}}})
+			defer srv.Close()
+			_, body := post(t, srv.URL+"/chat/completions", streamBody)
+			var deltas []string
+			for _, ev := range strings.Split(body, "\n\n") {
+				if _, d, ok := strings.Cut(ev, `"tool_calls":[`); ok {
+					deltas = append(deltas, d)
+				}
+			}
+			if len(deltas) != 3 {
+				t.Fatalf("%d call deltas, want 3:\n%s", len(deltas), body)
+			}
+			for i, d := range deltas {
+				if got := strings.Contains(d, `"index":0`); got != tt.index {
+					t.Errorf("delta %d %s: index present %v, want %v", i, d, got, tt.index)
+				}
+				if got, want := strings.Contains(d, `"id":"k"`), i == 0 || tt.idEach; got != want {
+					t.Errorf("delta %d %s: id present %v, want %v", i, d, got, want)
+				}
+				if got := strings.Contains(d, `"name":"f"`); got != (i == 0) {
+					t.Errorf("delta %d %s: name present %v, want only on the first", i, d, got)
+				}
+			}
+		})
+	}
+}
+
+func TestNonStreamingFaults(t *testing.T) {
+	for _, f := range []Fault{{Kind: FaultDisconnect}, {Kind: FaultMalformed}} {
+		t.Run(string(f.Kind), func(t *testing.T) {
+			srv := NewServer(Script{Turns: []Turn{{Text: "x", Fault: &f}}})
+			defer srv.Close()
+			_, err := goOpenAIClient(srv.URL).CreateChatCompletion(t.Context(), goopenai.ChatCompletionRequest{
+				Model: "m", Messages: []goopenai.ChatCompletionMessage{{Role: "user", Content: "x"}},
+			})
+			if err == nil {
+				t.Error("go-openai got a completion, want an error")
+			}
+		})
+	}
+}
