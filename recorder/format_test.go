@@ -3,7 +3,6 @@ package recorder
 import (
 	"bytes"
 	"encoding/json"
-	"errors"
 	"io"
 	"strings"
 	"testing"
@@ -22,8 +21,7 @@ func readAll(t *testing.T, r *Reader) (recs []Record, errs []error) {
 		}
 		if err != nil {
 			errs = append(errs, err)
-			var ve *VersionError
-			if errors.Is(err, ErrNotRecording) || errors.As(err, &ve) {
+			if r.Err() != nil {
 				return recs, errs
 			}
 			continue

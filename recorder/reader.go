@@ -111,6 +111,10 @@ func (r *Reader) Header() *Header { return r.header }
 // Unknown returns the number of records of unknown kinds read so far.
 func (r *Reader) Unknown() int { return r.unknown }
 
+// Err returns the error that stopped the Reader (not a recording, a newer
+// format version), or nil. After it, Next returns only that error.
+func (r *Reader) Err() error { return r.fatal }
+
 // Truncated reports whether the last line was found cut short.
 func (r *Reader) Truncated() bool { return r.truncated }
 
@@ -243,7 +247,7 @@ func (r *Reader) readHeader(b []byte, complete bool) (Record, error) {
 		return Record{}, r.fatal
 	}
 	if rec.Header.Version < 1 {
-		r.fatal = r.fail(fmt.Errorf("recording format version %d is not valid", rec.Header.Version))
+		r.fatal = r.fail(fmt.Errorf("%w: format version %d is not valid", ErrNotRecording, rec.Header.Version))
 		return Record{}, r.fatal
 	}
 	if !complete {

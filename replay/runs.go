@@ -1,7 +1,6 @@
 package replay
 
 import (
-	"errors"
 	"io"
 	"iter"
 	"time"
@@ -105,9 +104,7 @@ func Runs(r *recorder.Reader) iter.Seq2[*Run, error] {
 				break
 			}
 			if err != nil {
-				var ve *recorder.VersionError
-				fatal := errors.Is(err, recorder.ErrNotRecording) || errors.As(err, &ve)
-				if !yield(nil, err) || fatal {
+				if !yield(nil, err) || r.Err() != nil {
 					return
 				}
 				continue
@@ -180,8 +177,7 @@ func Read(r *recorder.Reader) (*Recording, error) {
 	rec := &Recording{Name: r.Name()}
 	for run, err := range Runs(r) {
 		if err != nil {
-			var ve *recorder.VersionError
-			if errors.Is(err, recorder.ErrNotRecording) || errors.As(err, &ve) {
+			if r.Err() != nil {
 				return nil, err
 			}
 			rec.Problems = append(rec.Problems, err)

@@ -253,8 +253,7 @@ func verifyRecording(rep fileReport, in io.Reader, p agui.Profile) fileReport {
 			break
 		}
 		if err != nil {
-			var ve *recorder.VersionError
-			if errors.Is(err, recorder.ErrNotRecording) || errors.As(err, &ve) {
+			if r.Err() != nil {
 				rep.Error = err.Error()
 				return rep
 			}
