@@ -1,0 +1,102 @@
+package tsagent
+
+import (
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+
+	"github.com/aguitest/aguitest/harness"
+	"github.com/aguitest/aguitest/scripted"
+)
+
+// build compiles server.ts, or skips when Node or the npm packages are
+// missing (a failure under CI).
+func build(t *testing.T) {
+	t.Helper()
+	missing := ""
+	if _, err := exec.LookPath("node"); err != nil {
+		missing = "node is not on PATH"
+	} else if _, err := os.Stat(filepath.Join("node_modules", "typescript")); err != nil {
+		missing = "the npm packages are not installed (run: npm ci --prefix examples/tsagent)"
+	}
+	if missing != "" {
+		if os.Getenv("CI") != "" {
+			t.Fatalf("the TypeScript agent must be tested in CI, but %s", missing)
+		}
+		t.Skipf("skipping the TypeScript agent: %s", missing)
+	}
+	out, err := exec.Command("node", filepath.Join("node_modules", "typescript", "bin", "tsc"), "-p", ".").CombinedOutput()
+	if err != nil {
+		t.Fatalf("tsc: %v\n%s", err, out)
+	}
+}
+
+var weatherTool = harness.Tool{
+	Name:        "get_weather",
+	Description: "The weather in a city, read on the user's device.",
+	Parameters:  json.RawMessage(`{"type":"object","properties":{"city":{"type":"string"}},"required":["city"]}`),
+	Run: func(args json.RawMessage) (string, error) {
+		var a struct{ City string }
+		if err := json.Unmarshal(args, &a); err != nil {
+			return "", err
+		}
+		return `{"city":"` + a.City + `","tempC":21}`, nil
+	},
+}
+
+func TestTypeScriptAgent(t *testing.T) {
+	build(t)
+	agent := harness.Command("node", "dist/server.js")
+	harness.Run(t, agent, []harness.Case{
+		{
+			Name:   "text",
+			Input:  harness.User("Say hello."),
+			Script: scripted.Script{Turns: []scripted.Turn{{Text: "Hello from TypeScript!", Plan: scripted.Plan{Split: scripted.Split{By: scripted.Words}}}}},
+			Check: func(t *testing.T, r *harness.Result) {
+				assert.Equal(t, "Hello from TypeScript!", r.LastText())
+			},
+		},
+		{
+			Name:  "frontend-tool",
+			Input: harness.User("Weather in Seoul?"),
+			Tools: []harness.Tool{weatherTool},
+			Script: scripted.Script{Turns: []scripted.Turn{
+				{Expect: scripted.Expect{Tools: []string{"get_weather"}}, Calls: []scripted.Call{{ID: "w1", Name: "get_weather", Args: `{"city":"Seoul"}`}}},
+				{Expect: scripted.Expect{ToolResults: []string{"w1"}}, Text: "It is 21°C in Seoul."},
+			}},
+			Check: func(t *testing.T, r *harness.Result) {
+				assert.Len(t, r.Runs, 2)
+				assert.Equal(t, "It is 21°C in Seoul.", r.LastText())
+			},
+		},
+		{
+			Name:  "parallel-calls-interleaved",
+			Input: harness.User("Weather in Seoul and Paris?"),
+			Tools: []harness.Tool{weatherTool},
+			Script: scripted.Script{Turns: []scripted.Turn{
+				{
+					Text: "Checking both.",
+					Calls: []scripted.Call{
+						{ID: "a", Name: "get_weather", Args: `{"city":"Seoul"}`},
+						{ID: "b", Name: "get_weather", Args: `{"city":"Paris"}`},
+					},
+					Plan: scripted.Plan{Split: scripted.Split{Size: 3}, Order: scripted.Order{By: scripted.RoundRobin}},
+				},
+				{Expect: scripted.Expect{ToolResults: []string{"a", "b"}}, Text: "Both are mild."},
+			}},
+		},
+		{
+			Name:   "provider-error",
+			Input:  harness.User("Hello?"),
+			Script: scripted.Script{Turns: []scripted.Turn{{Fault: &scripted.Fault{Kind: scripted.FaultStatus, Status: 500, Message: "upstream failed"}}}},
+			Check: func(t *testing.T, r *harness.Result) {
+				events := r.Events()
+				assert.Equal(t, "RUN_ERROR", string(events[len(events)-1].Type()))
+			},
+		},
+	})
+}
