@@ -91,6 +91,7 @@ type Reader struct {
 	index  int // events returned so far
 	buf    []byte
 	sse    *SSEDecoder
+	arena  arena
 	opened bool // JSON: the opening '[' was read
 	closed bool // JSON: the closing ']' was read
 }
@@ -258,7 +259,7 @@ func (r *Reader) nextJSONL() (Event, error) {
 		if len(text) == 0 {
 			continue
 		}
-		e, perr := ParseEvent(bytes.Clone(text))
+		e, perr := ParseEvent(r.arena.copy(text))
 		if perr != nil {
 			if line[len(line)-1] != '\n' && incomplete(text) {
 				perr = fmt.Errorf("%w: %w", errTruncatedEvent, perr)

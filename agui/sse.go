@@ -53,6 +53,8 @@ type SSEMessage struct {
 // The decoder reads in large blocks and never holds more than about
 // MaxLineSize bytes of a line or of one event's data.
 type SSEDecoder struct {
+	arena arena
+
 	// MaxLineSize bounds the length of a line and of the joined data of one
 	// event; zero means DefaultMaxLineSize. Set it before the first call
 	// to Next.
@@ -330,7 +332,7 @@ func (d *SSEDecoder) NextEvent() (Event, error) {
 	if err != nil {
 		return Event{}, err
 	}
-	e, err := ParseEvent(bytes.Clone(m.Data))
+	e, err := ParseEvent(d.arena.copy(m.Data))
 	if err != nil {
 		if d.cut && incomplete(m.Data) {
 			err = fmt.Errorf("%w: %w", errTruncatedEvent, err)

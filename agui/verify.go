@@ -147,6 +147,34 @@ type Verifier struct {
 	suppress                                            string // rule whose repeats are not reported until the next run
 	scratch                                             []byte
 	names                                               map[string]string // interned keys
+
+	// The entity the previous content or arguments event went to, known
+	// open: consecutive fragments of one message or call skip the lookup.
+	lastMessage, lastCall openCache
+}
+
+type openCache struct {
+	id    []byte
+	args  *[]byte
+	valid bool
+}
+
+func (c *openCache) hit(id []byte) bool { return c.valid && string(c.id) == string(id) }
+
+func (c *openCache) set(id []byte, args *[]byte) {
+	c.id = append(c.id[:0], id...)
+	c.args = args
+	c.valid = true
+}
+
+// appendArgs adds an arguments fragment to a call's buffer (Strict only).
+func (v *Verifier) appendArgs(e *Event, b *[]byte) {
+	if b == nil {
+		return
+	}
+	if d := e.f[fDelta]; d.kind == kindString {
+		*b = appendUnquoted(*b, e.raw[d.start:d.end])
+	}
 }
 
 // maxNames bounds the table of interned keys; past it the table starts over.
@@ -325,6 +353,8 @@ func (v *Verifier) add(s orderedSet, k []byte) {
 }
 
 func (v *Verifier) resetRun() {
+	v.lastMessage.valid = false
+	v.lastCall.valid = false
 	clear(v.activeMessages)
 	clear(v.activeToolCalls)
 	clear(v.activeReasoningSpans)
@@ -447,6 +477,9 @@ func (v *Verifier) check(orig, e *Event) {
 
 	case TextMessageContent, TextMessageEnd:
 		id := v.key(e, fMessageID)
+		if t == TextMessageContent && string(tag) == keyUndefined && v.lastMessage.hit(id) {
+			return // the message the previous content event went to: still open
+		}
 		if !v.activeMessages.has(id) {
 			hint := "Start a text message with 'TEXT_MESSAGE_START' first."
 			if t == TextMessageEnd {
@@ -462,7 +495,11 @@ func (v *Verifier) check(orig, e *Event) {
 				return
 			}
 		}
+		if t == TextMessageContent {
+			v.lastMessage.set(id, nil)
+		}
 		if t == TextMessageEnd {
+			v.lastMessage.valid = false
 			delete(v.activeMessages, string(id))
 			if strict {
 				v.closedMessages[v.intern(id)] = true
@@ -474,6 +511,10 @@ func (v *Verifier) check(orig, e *Event) {
 
 	case ToolCallArgs, ToolCallEnd:
 		id := v.key(e, fToolCallID)
+		if t == ToolCallArgs && string(tag) == keyUndefined && v.lastCall.hit(id) {
+			v.appendArgs(e, v.lastCall.args)
+			return
+		}
 		if !v.activeToolCalls.has(id) {
 			hint := "Start a tool call with 'TOOL_CALL_START' first."
 			if t == ToolCallEnd {
@@ -490,15 +531,15 @@ func (v *Verifier) check(orig, e *Event) {
 			}
 		}
 		if t == ToolCallArgs {
+			var b *[]byte
 			if strict {
-				if d := e.f[fDelta]; d.kind == kindString {
-					if b := v.args[string(id)]; b != nil {
-						*b = appendUnquoted(*b, e.raw[d.start:d.end])
-					}
-				}
+				b = v.args[string(id)]
+				v.appendArgs(e, b)
 			}
+			v.lastCall.set(id, b)
 			return
 		}
+		v.lastCall.valid = false
 		delete(v.activeToolCalls, string(id))
 		if strict {
 			if b := v.args[string(id)]; b != nil {
