@@ -55,8 +55,8 @@ type calls interface {
 type call struct {
 	id, name string
 	parent   string // the assistant message the call belongs to
-	index    int // the provider's index, or -1 when it gave none
-	order    int // position of its first delta among the calls
+	index    int    // the provider's index, or -1 when it gave none
+	order    int    // position of its first delta among the calls
 	args     strings.Builder
 	carry    carry
 }
@@ -110,11 +110,11 @@ func run(ctx context.Context, m Model, in agui.RunAgentInput, emit func(agui.Eve
 			c, ok := byKey[key]
 			if !ok {
 				c = &call{
-					id:    fmt.Sprintf("%s-call-%d", in.RunID, len(all)),
+					id:     fmt.Sprintf("%s-call-%d", in.RunID, len(all)),
 					name:   d.Name,
 					parent: msgID,
 					index:  d.Index,
-					order: len(all),
+					order:  len(all),
 				}
 				byKey[key] = c
 				all = append(all, c)

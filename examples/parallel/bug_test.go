@@ -1,0 +1,77 @@
+package parallel_test
+
+import (
+	"bytes"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/aguitest/aguitest/harness"
+)
+
+// childEnv marks the child process in which the mixed-up agent runs; the
+// harness reports with t.Errorf, so its failure must happen elsewhere for
+// this test to read it.
+const childEnv = "AGUITEST_PARALLEL_CHILD"
+
+// TestMixedUpIsCaught runs the mixed-up agent in a child process, under a
+// sequential plan (where the bug cannot show) and a round-robin one (where
+// it does), and checks what the harness reports.
+func TestMixedUpIsCaught(t *testing.T) {
+	if os.Getenv(childEnv) != "" {
+		t.Skip("runs only in the parent")
+	}
+	cmd := exec.Command(os.Args[0], "-test.run", "^TestMixedUpChild$", "-test.v")
+	cmd.Env = append(os.Environ(), childEnv+"=1")
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	if err := cmd.Run(); err == nil {
+		t.Fatalf("the mixed-up agent passed; want it caught. Output:\n%s", out.String())
+	}
+	got := out.String()
+	for _, want := range []string{
+		"--- PASS: TestMixedUpChild/sequential",
+		"--- FAIL: TestMixedUpChild/round-robin",
+		// The verifier, at the END of each call: the fragments of all
+		// three went under the id of the call that started last.
+		"run 1: event 66 (TOOL_CALL_END) [toolCallId=run-1-call-0]: args-not-json: the arguments of tool call 'run-1-call-0' are not JSON",
+		"run 1: event 68 (TOOL_CALL_END) [toolCallId=run-1-call-2]: args-not-json: the arguments of tool call 'run-1-call-2' are not JSON",
+		// The golden the correct agents wrote, event by event.
+		"round-robin.golden: 3 event(s) differ",
+		`string("Zürich")`,
+		`fityityrom`,
+	} {
+		if !strings.Contains(got, want) {
+			t.Errorf("the report lacks %q:\n%s", want, got)
+		}
+	}
+}
+
+// TestMixedUpChild holds the scenario of TestMixedUpIsCaught. The goldens
+// it compares with are those of the correct agents.
+func TestMixedUpChild(t *testing.T) {
+	if os.Getenv(childEnv) == "" {
+		t.Skip("runs only as TestMixedUpIsCaught's child")
+	}
+	// The goldens are those the correct agents wrote.
+	dir := t.TempDir()
+	if err := os.CopyFS(filepath.Join(dir, t.Name()), os.DirFS(filepath.Join("testdata", "TestStreaming"))); err != nil {
+		t.Fatal(err)
+	}
+	var cases []harness.Case
+	for _, name := range []string{"sequential", "round-robin"} {
+		for _, p := range plans {
+			if p.name == name {
+				cases = append(cases, harness.Case{
+					Name:   name,
+					Input:  harness.User("Weather in Zürich and Tokyo, and 12.5 EUR in yen?"),
+					Script: script(p.plan),
+					Tools:  tools,
+				})
+			}
+		}
+	}
+	harness.Options{Dir: dir}.Run(t, agent(mixedUp), cases)
+}
