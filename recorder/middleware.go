@@ -21,6 +21,13 @@ import (
 // Config.BufferSize is zero.
 const DefaultBufferSize = 4 << 20
 
+// DefaultFlushInterval is how long a run's records may wait in memory
+// before they are written when Config.FlushInterval is zero.
+const DefaultFlushInterval = 20 * time.Millisecond
+
+// blockSize is the size of the blocks response bytes are copied into.
+const blockSize = 64 << 10
+
 // maxRequestBody is the largest request body recorded; a larger one is
 // passed through untouched and recorded as its size only.
 const maxRequestBody = 16 << 20
@@ -44,6 +51,10 @@ type Config struct {
 	// BufferSize bounds the bytes of a run waiting for storage; what does
 	// not fit is dropped and counted. Zero means DefaultBufferSize.
 	BufferSize int
+	// FlushInterval is how long records may wait in memory to be written
+	// together (sooner when half the buffer is used, and at the end of the
+	// run). Zero means DefaultFlushInterval.
+	FlushInterval time.Duration
 
 	// Redact is applied to everything before it is written.
 	Redact Redact
@@ -120,6 +131,9 @@ func Middleware(next http.Handler, cfg Config) *Handler {
 	if cfg.Clock == nil {
 		cfg.Clock = time.Now
 	}
+	if cfg.FlushInterval <= 0 {
+		cfg.FlushInterval = DefaultFlushInterval
+	}
 	if cfg.Source == "" {
 		cfg.Source = "middleware"
 	}
@@ -148,7 +162,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	h.runs.Add(1)
-	rn := &run{h: h, seq: h.seq.Add(1), start: h.cfg.Clock(), wake: make(chan struct{}, 1)}
+	rn := &run{h: h, seq: h.seq.Add(1), start: h.cfg.Clock(), wake: make(chan struct{}, 1), urgent: make(chan struct{}, 1)}
 	var body []byte
 	if r.Body != nil && r.Body != http.NoBody {
 		var err error
@@ -209,16 +223,18 @@ type item struct {
 // run is one recorded request: the response path appends to queue, the
 // loop goroutine drains it.
 type run struct {
-	h     *Handler
-	seq   int64
-	start time.Time
-	req   pendingRequest
-	wake  chan struct{}
+	h      *Handler
+	seq    int64
+	start  time.Time
+	req    pendingRequest
+	wake   chan struct{}
+	urgent chan struct{}
 
 	mu       sync.Mutex
 	queue    []item
 	spare    []item
 	queued   int
+	block    []byte
 	gapNext  bool
 	done     bool
 	bytes    int64
@@ -236,9 +252,10 @@ type run struct {
 	size       int64
 	limited    bool
 	events     int64
-	last       agui.EventType
+	last       []byte // the last event's JSON
+	lines      []byte // encoded records waiting to be written
+	nlines     int
 	sse        sseSplitter
-	batch      []Record
 }
 
 func (rn *run) signal() {
@@ -260,11 +277,27 @@ func (rn *run) tee(p []byte) {
 		rn.h.droppedBytes.Add(int64(len(p)))
 		return
 	}
-	rn.queue = append(rn.queue, item{at: at, data: append([]byte(nil), p...), gap: rn.gapNext})
+	// Copy into a shared block rather than allocating per write.
+	if cap(rn.block)-len(rn.block) < len(p) {
+		rn.block = make([]byte, 0, max(blockSize, len(p)))
+	}
+	start := len(rn.block)
+	rn.block = append(rn.block, p...)
+	wasEmpty := len(rn.queue) == 0
+	rn.queue = append(rn.queue, item{at: at, data: rn.block[start:len(rn.block):len(rn.block)], gap: rn.gapNext})
 	rn.gapNext = false
 	rn.queued += len(p)
+	urgent := rn.queued > rn.h.cfg.BufferSize/2
 	rn.mu.Unlock()
-	rn.signal()
+	if wasEmpty {
+		rn.signal()
+	}
+	if urgent {
+		select {
+		case rn.urgent <- struct{}{}:
+		default:
+		}
+	}
 }
 
 // addRecord queues a ready record (from the provider transport).
@@ -295,19 +328,38 @@ func (rn *run) finish(ctxDone bool, panicked any) {
 	rn.panicked = panicked
 	rn.mu.Unlock()
 	rn.signal()
+	select {
+	case rn.urgent <- struct{}{}:
+	default:
+	}
 }
 
 func (rn *run) loop() {
 	defer rn.h.wg.Done()
 	defer rn.h.finished.Add(1)
 	rn.begin()
+	timer := time.NewTimer(time.Hour)
+	timer.Stop()
 	for {
 		<-rn.wake
+		// Gather writes for a moment so that a stream of small events
+		// costs one storage write per interval, not one per event.
+		rn.mu.Lock()
+		done := rn.done
+		rn.mu.Unlock()
+		if !done {
+			timer.Reset(rn.h.cfg.FlushInterval)
+			select {
+			case <-timer.C:
+			case <-rn.urgent:
+				timer.Stop()
+			}
+		}
 		rn.mu.Lock()
 		items := rn.queue
 		rn.queue = rn.spare[:0]
 		rn.queued = 0
-		done := rn.done
+		done = rn.done
 		rn.mu.Unlock()
 		for i := range items {
 			rn.process(&items[i])
@@ -373,57 +425,83 @@ func (rn *run) process(it *item) {
 
 func (rn *run) event(data []byte, at time.Time) {
 	rn.events++
-	raw := append([]byte(nil), data...)
-	e, err := agui.ParseEvent(raw)
-	rec := Record{Kind: KindEvent, Run: rn.id, Offset: at.Sub(rn.start)}
-	if err != nil {
-		rec.Data = string(rn.h.cfg.Redact.Text(raw))
-	} else {
-		rn.last = e.Type()
-		red, err := rn.h.cfg.Redact.JSON(e.Raw())
-		if err != nil {
-			red = []byte(`{"type":"` + string(e.Type()) + `"}`)
-		}
-		rec.Event = red
-	}
-	rn.add(rec)
-}
-
-// add appends a record to the batch, within the size limit.
-func (rn *run) add(r Record) {
-	if rn.limited && r.Kind != KindEnd {
+	off := at.Sub(rn.start)
+	// Validating is enough here (parsing costs twice as much); the type of
+	// the last event, which decides the outcome, is read at the end.
+	if len(data) == 0 || data[0] != '{' || !oneLine(data) || !validJSON(data) {
+		rn.add(Record{Kind: KindEvent, Run: rn.id, Offset: off, Data: string(rn.h.cfg.Redact.Text(data))})
 		return
 	}
-	if max := rn.h.cfg.MaxRunBytes; max > 0 && r.Kind != KindEnd && r.Kind != KindRequest {
+	rn.last = append(rn.last[:0], data...)
+	if !rn.h.cfg.Redact.active() {
+		// The common case: the line is encoded straight from the stream.
+		if !rn.reserve(int64(len(data) + 64)) {
+			return
+		}
+		rn.lines = appendEventLine(rn.lines, rn.id, off, data)
+		rn.nlines++
+		return
+	}
+	red, err := rn.h.cfg.Redact.JSON(data)
+	if err != nil {
+		red = []byte(`{"type":"` + string(lastType(data)) + `"}`)
+	}
+	rn.add(Record{Kind: KindEvent, Run: rn.id, Offset: off, Event: red})
+}
+
+// reserve accounts n bytes against MaxRunBytes and reports whether they
+// may be recorded.
+func (rn *run) reserve(n int64) bool {
+	if rn.limited {
+		return false
+	}
+	if max := rn.h.cfg.MaxRunBytes; max > 0 {
+		if rn.size+n > max {
+			rn.limited = true
+			rn.h.limited.Add(1)
+			return false
+		}
+		rn.size += n
+	}
+	return true
+}
+
+// add encodes a record into the batch, within the size limit.
+func (rn *run) add(r Record) {
+	if r.Kind != KindEnd && r.Kind != KindRequest {
 		n := int64(len(r.Event) + len(r.Data) + 64)
 		if r.Exchange != nil {
 			for _, c := range r.Exchange.Chunks {
 				n += int64(len(c.Data) + 16)
 			}
 		}
-		if rn.size+n > max {
-			rn.limited = true
-			rn.h.limited.Add(1)
+		if !rn.reserve(n) {
 			return
 		}
-		rn.size += n
 	}
-	rn.batch = append(rn.batch, r)
+	b, err := appendRecord(rn.lines, r)
+	if err != nil {
+		rn.h.droppedRecords.Add(1)
+		return
+	}
+	rn.lines = b
+	rn.nlines++
 }
 
 // flush writes the batch with one call.
 func (rn *run) flush() {
-	if len(rn.batch) == 0 {
+	if len(rn.lines) == 0 {
 		return
 	}
 	defer func() {
-		for i := range rn.batch {
-			rn.batch[i] = Record{}
+		if cap(rn.lines) > 4<<20 {
+			rn.lines = nil
 		}
-		rn.batch = rn.batch[:0]
+		rn.lines = rn.lines[:0]
+		rn.nlines = 0
 	}()
 	if rn.storageErr {
-		rn.h.droppedRecords.Add(int64(len(rn.batch)))
+		rn.h.droppedRecords.Add(int64(rn.nlines))
 		return
 	}
 	if rn.w == nil {
@@ -432,7 +510,7 @@ func (rn *run) flush() {
 			return
 		}
 	}
-	if err := rn.w.Write(rn.batch...); err != nil {
+	if err := rn.w.writeLines(rn.lines); err != nil {
 		rn.fail(err)
 	}
 }
@@ -440,7 +518,7 @@ func (rn *run) flush() {
 func (rn *run) fail(err error) {
 	rn.storageErr = true
 	rn.h.storageErrors.Add(1)
-	rn.h.droppedRecords.Add(int64(len(rn.batch)))
+	rn.h.droppedRecords.Add(int64(rn.nlines))
 	if f := rn.h.cfg.OnError; f != nil {
 		f(fmt.Errorf("recorder: run %s: %w", rn.id, err))
 	}
@@ -480,7 +558,7 @@ func (rn *run) end() {
 	if rn.writeErr {
 		end.Outcome = OutcomeClientGone
 	} else {
-		end.Outcome = outcomeOf(rn.last, rn.ctxDone)
+		end.Outcome = outcomeOf(lastType(rn.last), rn.ctxDone)
 	}
 	gone := end.Outcome == OutcomeClientGone
 	if rn.panicked != nil {
@@ -500,6 +578,18 @@ func (rn *run) end() {
 			rn.fail(err)
 		}
 	}
+}
+
+// lastType returns the type of an event's JSON, or "".
+func lastType(raw []byte) agui.EventType {
+	if raw == nil {
+		return ""
+	}
+	e, err := agui.ParseEvent(raw)
+	if err != nil {
+		return ""
+	}
+	return e.Type()
 }
 
 // responseWriter passes every call through and tees what was written.
@@ -541,7 +631,15 @@ func (w *responseWriter) Flush() { _ = w.FlushError() }
 // FlushError flushes the underlying writer and returns its error, as
 // http.ResponseController expects.
 func (w *responseWriter) FlushError() error {
-	err := http.NewResponseController(w.ResponseWriter).Flush()
+	var err error
+	switch f := w.ResponseWriter.(type) {
+	case interface{ FlushError() error }:
+		err = f.FlushError()
+	case http.Flusher:
+		f.Flush()
+	default:
+		err = http.NewResponseController(w.ResponseWriter).Flush()
+	}
 	if err != nil && err != http.ErrNotSupported {
 		w.run.mu.Lock()
 		w.run.writeErr = true

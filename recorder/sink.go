@@ -85,14 +85,18 @@ func (s *Sink) Emit(e agui.Event) error {
 	defer s.mu.Unlock()
 	s.begin(e.RunID())
 	raw := e.Raw()
+	s.events++
+	s.bytes += int64(len(raw))
+	s.last = e.Type()
+	off := s.now().Sub(s.start)
+	if !s.Redact.active() {
+		return s.add(EventRecord(s.Run, off, e))
+	}
 	red, err := s.Redact.JSON(raw)
 	if err != nil {
 		return err
 	}
-	s.events++
-	s.bytes += int64(len(raw))
-	s.last = e.Type()
-	return s.add(Record{Kind: KindEvent, Run: s.Run, Offset: s.now().Sub(s.start), Event: red})
+	return s.add(Record{Kind: KindEvent, Run: s.Run, Offset: off, Event: red})
 }
 
 // add keeps r and writes it; s.mu is held.

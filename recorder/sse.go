@@ -50,7 +50,15 @@ func (s *sseSplitter) feed(p []byte, emit func(data []byte)) {
 				continue
 			}
 		}
-		i := bytes.IndexAny(p, "\r\n")
+		// Two memchr scans beat bytes.IndexAny on long lines.
+		i := bytes.IndexByte(p, '\n')
+		end := i
+		if end < 0 {
+			end = len(p)
+		}
+		if j := bytes.IndexByte(p[:end], '\r'); j >= 0 {
+			i = j
+		}
 		if i < 0 {
 			if len(s.line)+len(p) > maxSSELine {
 				s.gap()

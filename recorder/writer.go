@@ -89,6 +89,23 @@ func (w *Writer) Write(recs ...Record) error {
 	return nil
 }
 
+// writeLines writes encoded records with one call.
+func (w *Writer) writeLines(b []byte) error {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.err != nil {
+		return w.err
+	}
+	if w.closed {
+		return errClosed
+	}
+	if _, err := w.w.Write(b); err != nil {
+		w.err = err
+		return err
+	}
+	return nil
+}
+
 // Close closes the underlying writer when it is an io.Closer. Writes after
 // Close fail.
 func (w *Writer) Close() error {
