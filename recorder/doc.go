@@ -1,0 +1,88 @@
+// Package recorder captures AG-UI runs, in tests and in production, into
+// recordings that package replay reads, verifies and serves offline.
+//
+// Four ways in, one format out:
+//
+//   - Sink: a Go agent, or a harness driving one, emits events into it.
+//   - Middleware: wraps any AG-UI http.Handler in production and records
+//     each request and its server-sent event response.
+//   - Proxy: the same, as a reverse proxy in front of an AG-UI server in
+//     any language (the "aguitest record" command).
+//   - Transport: an http.RoundTripper for the agent's LLM client, recording
+//     the provider's streamed responses chunk by chunk, so the model side
+//     of a run can be replayed too.
+//
+// # Typical usage
+//
+//	h := recorder.Middleware(agentHandler, recorder.Config{
+//		Dir:    "/var/lib/agent/recordings",
+//		Sample: recorder.Fraction(0.05, nil),
+//		Redact: recorder.Redact{Pointers: []string{"/forwardedProps/user/email"}},
+//	})
+//	http.Handle("/agent", h)
+//	llm := &http.Client{Transport: &recorder.Transport{}} // pass r.Context() to its requests
+//
+// # What the middleware promises
+//
+// The client's stream is never changed, delayed or broken by recording:
+// every Write and every flush goes through at once (http.Flusher and
+// http.ResponseController both work), and the bytes are copied into a
+// bounded per-run buffer that a goroutine parses and writes. When storage
+// falls behind, what does not fit is dropped and counted; when it fails,
+// the run's recording stops; both show in Handler.Stats and in the run's end
+// record. A client going away mid-stream is recorded as "client_gone".
+//
+// # Redaction
+//
+// Credential headers (Authorization, Proxy-Authorization, Cookie,
+// Set-Cookie, X-Api-Key, Api-Key, X-Auth-Token and any header named like a
+// secret, token, password, API key, session or credential) are never
+// written. Redact adds JSON pointers and regular expressions applied to
+// request bodies, provider requests and events before anything reaches a
+// recording; the client and the agent always see the original bytes.
+//
+// # The format
+//
+// A recording is JSON Lines: one self-contained record per line, each with
+// a "kind". The first line is the header, which carries the format version.
+// Every other record names its "run", so several runs may share a file,
+// interleaved; "us" is the offset in microseconds from the run's request.
+//
+//	header    {"kind":"header","format":"aguitest-recording","version":1,"created":...,"source":...}
+//	request   {"kind":"request","run":R,"request":{"time","method","path","headers","input"}}
+//	event     {"kind":"event","run":R,"us":N,"event":<the event's JSON, byte for byte>}
+//	          {"kind":"event","run":R,"us":N,"data":"<SSE data that is not a one-line JSON object>"}
+//	provider  {"kind":"provider","run":R,"us":N,"provider":{"method","url","headers","body",
+//	          "status","responseHeaders","chunks":[{"us":N,"data":"..."} or {"us":N,"b64":"..."}],"error"}}
+//	end       {"kind":"end","run":R,"us":N,"end":{"outcome","status","bytes","events","dropped","limited","error"}}
+//
+// The outcome is "finished" (the last event was RUN_FINISHED), "error"
+// (RUN_ERROR), "truncated" (neither) or "client_gone". A provider
+// exchange's chunk offsets count from the exchange's start. An example, as
+// in testdata/weather.jsonl (lines shortened):
+//
+//	{"kind":"header","format":"aguitest-recording","version":1,"created":"2026-11-29T10:00:00Z","source":"middleware"}
+//	{"kind":"request","run":"run-1","request":{"method":"POST","path":"/agent","input":{"threadId":"thread-1","runId":"run-1",...}}}
+//	{"kind":"provider","run":"run-1","us":1200,"provider":{"method":"POST","url":"https://llm.example/v1/chat/completions","status":200,"chunks":[{"us":90000,"data":"data: {...}\n\n"},...]}}
+//	{"kind":"event","run":"run-1","us":1500,"event":{"type":"RUN_STARTED","threadId":"thread-1","runId":"run-1"}}
+//	{"kind":"event","run":"run-1","us":91200,"event":{"type":"TEXT_MESSAGE_CONTENT","messageId":"m1","delta":"Sunny, "}}
+//	...
+//	{"kind":"event","run":"run-1","us":151000,"event":{"type":"RUN_FINISHED","threadId":"thread-1","runId":"run-1"}}
+//	{"kind":"end","run":"run-1","us":151200,"end":{"outcome":"finished","status":200,"bytes":1032,"events":10}}
+//
+// It reads well with jq: jq -c 'select(.kind=="event") | .event' rec.jsonl.
+//
+// The file is append-only and each record is written with one write call,
+// so a crash (even kill -9) leaves whole records followed by at most one
+// cut line. The Reader streams with memory flat in the file's size, names
+// every problem as file:line, reports a cut last line as truncation (an
+// error wrapping ErrTruncated, after everything before it), reports a
+// corrupt line and goes on, keeps records of unknown kinds (Record.Raw), and
+// refuses a newer format version with a clear error.
+//
+// # Concurrency
+//
+// A Writer, a Sink, a Transport and the Handler made by Middleware or Proxy
+// are safe for concurrent use; many runs may share one Writer. A Reader
+// belongs to one goroutine at a time.
+package recorder

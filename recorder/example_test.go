@@ -1,0 +1,158 @@
+package recorder_test
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"time"
+
+	"github.com/aguitest/aguitest/agui"
+	"github.com/aguitest/aguitest/recorder"
+)
+
+func ExampleWriter() {
+	var file bytes.Buffer
+	w, err := recorder.NewWriter(&file, recorder.Header{Created: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)})
+	if err != nil {
+		panic(err)
+	}
+	w.Write(
+		recorder.EventRecord("run-1", 1500*time.Microsecond, agui.NewRunStarted("t", "run-1")),
+		recorder.EventRecord("run-1", 2*time.Millisecond, agui.NewRunFinished("t", "run-1")),
+		recorder.Record{Kind: recorder.KindEnd, Run: "run-1", Offset: 3 * time.Millisecond,
+			End: &recorder.End{Outcome: recorder.OutcomeFinished, Events: 2}},
+	)
+	fmt.Print(file.String())
+
+	r := recorder.NewReader(&file, "run.jsonl")
+	for {
+		rec, err := r.Next()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			fmt.Println(err) // "run.jsonl:LINE: ..."
+			continue
+		}
+		fmt.Println(rec.Line, rec.Kind, rec.Run, rec.Offset)
+	}
+	// Output:
+	// {"kind":"header","format":"aguitest-recording","version":1,"created":"2026-01-01T00:00:00Z"}
+	// {"kind":"event","run":"run-1","us":1500,"event":{"type":"RUN_STARTED","threadId":"t","runId":"run-1"}}
+	// {"kind":"event","run":"run-1","us":2000,"event":{"type":"RUN_FINISHED","threadId":"t","runId":"run-1"}}
+	// {"kind":"end","run":"run-1","us":3000,"end":{"outcome":"finished","bytes":0,"events":2}}
+	// 1 header  0s
+	// 2 event run-1 1.5ms
+	// 3 event run-1 2ms
+	// 4 end run-1 3ms
+}
+
+func ExampleReader_truncated() {
+	// A crash cut the last line short.
+	file := `{"kind":"header","format":"aguitest-recording","version":1}
+{"kind":"event","run":"r","us":5,"event":{"type":"RUN_STARTED","threadId":"t","runId":"r"}}
+{"kind":"event","run":"r","us":9,"event":{"type":"TEXT_MES`
+	r := recorder.NewReader(strings.NewReader(file), "crash.jsonl")
+	for {
+		rec, err := r.Next()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			fmt.Println(err)
+			continue
+		}
+		fmt.Println(rec.Kind)
+	}
+	fmt.Println("truncated:", r.Truncated())
+	// Output:
+	// header
+	// event
+	// crash.jsonl:3: recording is truncated: the last line is incomplete
+	// truncated: true
+}
+
+func ExampleSink() {
+	// A fixed clock makes the offsets deterministic.
+	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	clock := func() time.Time { now = now.Add(time.Millisecond); return now }
+	var file bytes.Buffer
+	w, _ := recorder.NewWriter(&file, recorder.Header{})
+	sink := &recorder.Sink{Writer: w, Clock: clock}
+
+	// The agent emits its events into the sink.
+	sink.Emit(agui.NewRunStarted("t", "run-7"))
+	sink.Emit(agui.NewTextMessageStart("m1"))
+	sink.Emit(agui.NewTextMessageContent("m1", "hello"))
+	sink.Emit(agui.NewTextMessageEnd("m1"))
+	sink.Emit(agui.NewRunFinished("t", "run-7"))
+	sink.Close()
+
+	for _, r := range sink.Records() {
+		if r.Kind == recorder.KindEnd {
+			fmt.Println(r.Run, r.End.Outcome, r.End.Events, "events")
+			continue
+		}
+		fmt.Println(r.Offset, string(r.Event))
+	}
+	// Output:
+	// 1ms {"type":"RUN_STARTED","threadId":"t","runId":"run-7"}
+	// 2ms {"type":"TEXT_MESSAGE_START","messageId":"m1","role":"assistant"}
+	// 3ms {"type":"TEXT_MESSAGE_CONTENT","messageId":"m1","delta":"hello"}
+	// 4ms {"type":"TEXT_MESSAGE_END","messageId":"m1"}
+	// 5ms {"type":"RUN_FINISHED","threadId":"t","runId":"run-7"}
+	// run-7 finished 5 events
+}
+
+func ExampleMiddleware() {
+	agent := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/event-stream")
+		enc := agui.NewSSEEncoder(w) // flushes after each event
+		enc.Encode(agui.NewRunStarted("t", "run-1"))
+		enc.Encode(agui.NewRunFinished("t", "run-1"))
+	})
+	var file bytes.Buffer
+	w, _ := recorder.NewWriter(&file, recorder.Header{})
+	h := recorder.Middleware(agent, recorder.Config{Writer: w})
+
+	srv := httptest.NewServer(h)
+	req, _ := http.NewRequest("POST", srv.URL, strings.NewReader(`{"threadId":"t","runId":"run-1"}`))
+	req.Header.Set("Authorization", "Bearer secret") // never recorded
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		panic(err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	srv.Close()
+	h.Wait() // the recording is complete
+
+	fmt.Print(string(body))
+	r := recorder.NewReader(&file, "rec")
+	for {
+		rec, err := r.Next()
+		if err != nil {
+			break
+		}
+		switch rec.Kind {
+		case recorder.KindRequest:
+			fmt.Println("request", rec.Run, string(rec.Request.Input), "authorization:", rec.Request.Header.Get("Authorization") != "")
+		case recorder.KindEvent:
+			fmt.Println("event", string(rec.Event))
+		case recorder.KindEnd:
+			fmt.Println("end", rec.End.Outcome, rec.End.Events, "events,", rec.End.Bytes, "bytes")
+		}
+	}
+	// Output:
+	// data: {"type":"RUN_STARTED","threadId":"t","runId":"run-1"}
+	//
+	// data: {"type":"RUN_FINISHED","threadId":"t","runId":"run-1"}
+	//
+	// request run-1 {"threadId":"t","runId":"run-1"} authorization: false
+	// event {"type":"RUN_STARTED","threadId":"t","runId":"run-1"}
+	// event {"type":"RUN_FINISHED","threadId":"t","runId":"run-1"}
+	// end finished 2 events, 123 bytes
+}

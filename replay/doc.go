@@ -1,0 +1,28 @@
+// Package replay reads recordings made by package recorder and plays them
+// back offline.
+//
+//   - Runs streams a recording run by run (memory holds the runs in
+//     progress, not the file); Load and Read keep a whole recording.
+//   - Handler serves recorded runs as an AG-UI endpoint: each POST gets a
+//     run's events as server-sent events, with the recorded timing, scaled,
+//     or as fast as possible ("aguitest serve FILE").
+//   - Provider serves a run's recorded LLM provider exchanges as a fake
+//     LLM, strictly in order: a request that differs from the recorded one
+//     gets an error naming the difference (-want +got), and Check reports
+//     it along with exchanges never requested. Re-run a new build of an
+//     agent against exactly what the model said in production, then
+//     compare its output with the recorded output using Diff.
+//
+// # Typical usage
+//
+//	rec, err := replay.Load("prod/run-42.jsonl")
+//	...
+//	llm, err := replay.ServeProvider(rec.Exchanges(), replay.ProviderOptions{})
+//	defer llm.Close()
+//	got := runAgent(llm.URL + "/v1") // the new build, its LLM client pointed at the replay
+//	if err := llm.Check(); err != nil { ... }
+//	if d := replay.Diff(rec.Runs[0].AGUIEvents(), got); d != "" { ... }
+//
+// Servers bind loopback addresses unless told otherwise. Handler's Server
+// and Provider are safe for concurrent use.
+package replay
