@@ -22,7 +22,9 @@ type Difference struct {
 	Got Entry
 	// IDs are the ids the entry carries (of Got, or of Want when missing).
 	IDs []string
-	// Diff is the go-cmp diff of the two entries, (-want +got).
+	// Diff is the go-cmp diff of the two entries, (-want +got), with the
+	// golden's ids renamed as Compare explains. For entries nested too
+	// deep for go-cmp to be quick, it is the two golden lines instead.
 	Diff string
 }
 
@@ -78,10 +80,10 @@ func Compare(want, got []Entry) []Difference {
 		if w != nil {
 			rw = renameIDs(w, rename).(Entry)
 		}
-		if w != nil && g != nil && cmp.Equal(rw, g) {
+		if w != nil && g != nil && string(Marshal([]Entry{rw})) == string(Marshal([]Entry{g})) {
 			continue
 		}
-		d := Difference{Index: p.g, WantIndex: p.w, Want: w, Got: g, Diff: cmp.Diff(rw, g)}
+		d := Difference{Index: p.g, WantIndex: p.w, Want: w, Got: g, Diff: diff(rw, g)}
 		if g != nil {
 			d.IDs = g.IDs()
 		} else {
@@ -91,6 +93,51 @@ func Compare(want, got []Entry) []Difference {
 		diffs = append(diffs, d)
 	}
 	return diffs
+}
+
+// go-cmp's time grows exponentially with the nesting of arrays; entries
+// nested deeper than this are shown as their two lines instead.
+const (
+	maxCmpArrays = 8
+	maxCmpDepth  = 200
+)
+
+// diff returns the go-cmp diff of two entries, (-want +got).
+func diff(want, got Entry) string {
+	if !shallow(map[string]any(want), 0, 0) || !shallow(map[string]any(got), 0, 0) {
+		var b strings.Builder
+		if want != nil {
+			b.WriteString("- " + string(Marshal([]Entry{want})))
+		}
+		if got != nil {
+			b.WriteString("+ " + string(Marshal([]Entry{got})))
+		}
+		return b.String()
+	}
+	return cmp.Diff(want, got)
+}
+
+// shallow reports whether v nests at most maxCmpDepth values and
+// maxCmpArrays arrays deep.
+func shallow(v any, depth, arrays int) bool {
+	if depth > maxCmpDepth || arrays > maxCmpArrays {
+		return false
+	}
+	switch x := v.(type) {
+	case map[string]any:
+		for _, y := range x {
+			if !shallow(y, depth+1, arrays) {
+				return false
+			}
+		}
+	case []any:
+		for _, y := range x {
+			if !shallow(y, depth+1, arrays+1) {
+				return false
+			}
+		}
+	}
+	return true
 }
 
 // matchIDs pairs the ids of aligned entries, position by position, one to

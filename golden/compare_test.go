@@ -110,3 +110,18 @@ func TestCompareLargeFallsBackToIndexes(t *testing.T) {
 		}
 	}
 }
+
+// TestCompareDeep checks that entries nested deep, where go-cmp would take
+// exponential time, are compared quickly and shown as lines.
+func TestCompareDeep(t *testing.T) {
+	nest := func(leaf string) string {
+		return `{"type":"A","x":` + strings.Repeat("[", 5000) + leaf + strings.Repeat("]", 5000) + "}\n"
+	}
+	diffs := Compare(parse(t, nest("1")), parse(t, nest("2")))
+	if len(diffs) != 1 || !strings.HasPrefix(diffs[0].Diff, "- {") || !strings.Contains(diffs[0].Diff, "\n+ {") {
+		t.Fatalf("got %d differences: %.200v", len(diffs), diffs)
+	}
+	if diffs := Compare(parse(t, nest("1")), parse(t, nest("1"))); len(diffs) != 0 {
+		t.Errorf("equal deep entries differ: %.200v", diffs)
+	}
+}

@@ -1,7 +1,9 @@
 package golden_test
 
 import (
+	"errors"
 	"fmt"
+	"os"
 	"regexp"
 	"strings"
 
@@ -95,4 +97,23 @@ func ExampleCompare() {
 	// 	- 	nil,
 	// 	+ 	{"stepName": string("answer"), "type": string("STEP_FINISHED")},
 	// 	  )
+}
+
+func ExampleCheck() {
+	dir, err := os.MkdirTemp("", "golden")
+	if err != nil {
+		panic(err)
+	}
+	defer os.RemoveAll(dir)
+	text := golden.Marshal(golden.Normalize(stream(), golden.Merged))
+
+	// A test passes golden.Update(), true under "go test -update".
+	err = golden.Check(dir, "weather", text, false)
+	fmt.Println(errors.Is(err, golden.ErrMissing), strings.Contains(err.Error(), "-update"))
+	fmt.Println(golden.Check(dir, "weather", text, true))
+	fmt.Println(golden.Check(dir, "weather", text, false))
+	// Output:
+	// true true
+	// <nil>
+	// <nil>
 }

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"strings"
 
 	"github.com/sebdah/goldie/v2"
 )
@@ -30,7 +31,7 @@ func (e *MismatchError) Error() string {
 	if len(e.Differences) == 0 {
 		return fmt.Sprintf("golden: %s differs from the new stream only in formatting or id numbering; run go test with -update to rewrite it", e.File)
 	}
-	return fmt.Sprintf("golden: %s: %d event(s) differ; run go test with -update to accept the new stream\n%s", e.File, len(e.Differences), Report(e.Differences))
+	return fmt.Sprintf("golden: %s: %d event(s) differ; run go test with -update to accept the new stream\n%s", e.File, len(e.Differences), strings.TrimSuffix(Report(e.Differences), "\n"))
 }
 
 // Update reports whether golden files should be rewritten: the -update
