@@ -69,4 +69,3 @@ func TestGoldenFiles(t *testing.T) {
 		})
 	}
 }
-
