@@ -17,6 +17,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/aguitest/aguitest/agui"
 )
@@ -165,9 +166,18 @@ func TestMiddlewareFlushesThrough(t *testing.T) {
 		enc := agui.NewSSEEncoder(w)
 		enc.Encode(agui.NewRunStarted("t", "r"))
 		<-step
-		if f, ok := w.(http.Flusher); ok {
-			w.Write([]byte("data: {\"type\":\"RUN_FINISHED\",\"threadId\":\"t\",\"runId\":\"r\"}\n\n"))
-			f.Flush()
+		// Through http.ResponseController too, which also reaches the
+		// server's writer for deadlines.
+		rc := http.NewResponseController(w)
+		if err := rc.SetWriteDeadline(time.Now().Add(time.Minute)); err != nil {
+			t.Errorf("SetWriteDeadline: %v", err)
+		}
+		w.Write([]byte("data: {\"type\":\"RUN_FINISHED\",\"threadId\":\"t\",\"runId\":\"r\"}\n\n"))
+		if err := rc.Flush(); err != nil {
+			t.Errorf("Flush: %v", err)
+		}
+		if _, ok := w.(http.Flusher); !ok {
+			t.Error("the wrapped writer is not an http.Flusher")
 		}
 		<-step
 	}), Config{Writer: discardWriter(t)})
