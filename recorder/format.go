@@ -407,6 +407,7 @@ func parseRecord(b []byte) (Record, error) {
 
 type errMissing string
 
+// Error names the missing field.
 func (e errMissing) Error() string { return "record has no " + strconv.Quote(string(e)) + " field" }
 
 // EventRecord returns the record of event e of a run at offset from the

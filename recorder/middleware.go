@@ -120,6 +120,11 @@ type Handler struct {
 // notices nothing. A client that goes away mid-stream is recorded as
 // "client_gone".
 //
+// The request body (up to 16 MiB) is read before next is called and handed
+// to next unchanged; a request whose body carries a runId is recorded under
+// that name. Provider exchanges made with a Transport using the request's
+// context are recorded into the same run.
+//
 // It panics when cfg has neither Dir nor Writer.
 func Middleware(next http.Handler, cfg Config) *Handler {
 	if cfg.Dir == "" && cfg.Writer == nil {
@@ -197,6 +202,7 @@ type readCloser struct {
 // errReader returns its error, or io.EOF when it is nil.
 type errReader struct{ err error }
 
+// Read returns the error.
 func (e errReader) Read([]byte) (int, error) {
 	if e.err != nil {
 		return 0, e.err
@@ -599,6 +605,7 @@ type responseWriter struct {
 	wroteHeader bool
 }
 
+// WriteHeader notes the status and passes it on.
 func (w *responseWriter) WriteHeader(code int) {
 	if !w.wroteHeader && code >= 200 {
 		w.wroteHeader = true
@@ -609,6 +616,7 @@ func (w *responseWriter) WriteHeader(code int) {
 	w.ResponseWriter.WriteHeader(code)
 }
 
+// Write passes p on, then copies what was written for recording.
 func (w *responseWriter) Write(p []byte) (int, error) {
 	if !w.wroteHeader {
 		w.WriteHeader(http.StatusOK)

@@ -28,6 +28,7 @@ type Error struct {
 	Err  error
 }
 
+// Error returns "name:line: message".
 func (e *Error) Error() string {
 	if e.Name == "" {
 		return fmt.Sprintf("line %d: %v", e.Line, e.Err)
@@ -43,6 +44,7 @@ type VersionError struct {
 	Version int // the recording's
 }
 
+// Error says which version the recording has and which this package reads.
 func (e *VersionError) Error() string {
 	return fmt.Sprintf("recording format version %d is newer than this aguitest (supports %d)", e.Version, Version)
 }

@@ -132,6 +132,7 @@ type recordingBody struct {
 	once  sync.Once
 }
 
+// Read reads from the provider's body and records what it returns.
 func (b *recordingBody) Read(p []byte) (int, error) {
 	n, err := b.rc.Read(p)
 	if n > 0 && b.size < maxExchangeBytes {
@@ -148,6 +149,7 @@ func (b *recordingBody) Read(p []byte) (int, error) {
 	return n, err
 }
 
+// Close records the exchange, if not done yet, and closes the body.
 func (b *recordingBody) Close() error {
 	b.done()
 	return b.rc.Close()
