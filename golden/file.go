@@ -27,6 +27,7 @@ type MismatchError struct {
 	Differences []Difference
 }
 
+// Error names the file and reports the differences, (-want +got).
 func (e *MismatchError) Error() string {
 	if len(e.Differences) == 0 {
 		return fmt.Sprintf("golden: %s differs from the new stream only in formatting or id numbering; run go test with -update to rewrite it", e.File)
@@ -36,7 +37,7 @@ func (e *MismatchError) Error() string {
 
 // Update reports whether golden files should be rewritten: the -update
 // flag that goldie registers (its default comes from the GOLDIE_UPDATE
-// environment variable). It is false until flags are parsed.
+// environment variable). Before flags are parsed it reports that default.
 func Update() bool {
 	f := flag.Lookup("update")
 	if f == nil {

@@ -201,6 +201,7 @@ type ParseError struct {
 	Err  error
 }
 
+// Error returns "line N: " and the problem.
 func (e *ParseError) Error() string { return fmt.Sprintf("line %d: %v", e.Line, e.Err) }
 
 // Unwrap returns the underlying error.

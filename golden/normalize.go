@@ -39,8 +39,9 @@ type Scrub struct {
 	// Pointer is an RFC 6901 JSON pointer into each entry, such as
 	// "/snapshot/updatedAt" ("~1" stands for "/" and "~0" for "~" in a
 	// key). The value there, whatever its type, becomes the string
-	// Replace; an entry without that value is left alone. The array index
-	// "-" names no element, so it matches nothing.
+	// Replace; an entry without that value is left alone. In an array,
+	// "-" names no element (RFC 6901: the one past the end), so it matches
+	// nothing; in an object it is the key "-".
 	Pointer string
 	// Pattern is matched against every string value of each entry, at
 	// any depth, except the top-level "type"; matches are replaced with
