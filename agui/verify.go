@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"unicode/utf8"
 )
 
 // Profile selects the rules the Verifier applies.
@@ -1090,12 +1091,17 @@ func validJSON(b []byte) error {
 
 func skipSpaceBytes(b []byte) []byte { return b[skipSpace(b, 0):] }
 
+// clip quotes the start of b for a message, cut at a character boundary.
 func clip(b []byte) string {
 	const max = 80
-	if len(b) > max {
-		return fmt.Sprintf("%q...", b[:max])
+	if len(b) <= max {
+		return fmt.Sprintf("%q", b)
 	}
-	return fmt.Sprintf("%q", b)
+	n := max
+	for n > 0 && !utf8.RuneStart(b[n]) {
+		n--
+	}
+	return fmt.Sprintf("%q...", b[:n])
 }
 
 // isChunkRelevant reports whether expansion may change an event of type t

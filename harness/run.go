@@ -191,7 +191,6 @@ func (o Options) Run(t *testing.T, agent Agent, cases []Case) {
 }
 
 func (o Options) runCase(t *testing.T, agent Agent, c Case) {
-	t.Helper()
 	srv := scripted.NewServer(c.Script)
 	defer srv.Close()
 	env := Env{BaseURL: srv.URL, APIKey: "aguitest", Model: srv.Model(), Case: c.Name}
@@ -241,7 +240,6 @@ func goldenName(name string) string {
 
 // execute runs the conversation of a case and reports what goes wrong.
 func execute(t *testing.T, o Options, c Case, r runner, env Env) *Result {
-	t.Helper()
 	maxRuns := c.MaxRuns
 	if maxRuns == 0 {
 		maxRuns = 10
@@ -322,7 +320,6 @@ func execute(t *testing.T, o Options, c Case, r runner, env Env) *Result {
 
 // runOnce posts one run and verifies its stream as it arrives.
 func runOnce(t *testing.T, n int, input agui.RunAgentInput, p agui.Profile, r runner, conv *conversation, timeout time.Duration) RunResult {
-	t.Helper()
 	run := RunResult{Input: input}
 	v := agui.NewVerifier(agui.Options{Profile: p})
 	var x agui.Expander

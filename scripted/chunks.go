@@ -105,7 +105,7 @@ func planChunks(t *Turn, ti int, p Plan, usage *Usage) []Chunk {
 
 	out := make([]Chunk, 0, len(reasoning)+len(text)+len(calls)*4+2)
 	if p.Order.By == Scheduled {
-		out = schedule(out, p.Order.Schedule, t.Calls, ti, reasoning, text, calls)
+		out = schedule(out, p.Order, t.Calls, ti, reasoning, text, calls)
 	} else {
 		out = append(out, reasoning...)
 		steps := callSteps(p, ti, calls)
@@ -181,10 +181,32 @@ func callSteps(p Plan, ti int, calls [][]Chunk) []Chunk {
 
 // schedule orders the deltas by an explicit schedule; streams the schedule
 // leaves unfinished follow in order: reasoning, text, calls.
-func schedule(out []Chunk, sched string, cs []Call, ti int, reasoning, text []Chunk, calls [][]Chunk) []Chunk {
+func schedule(out []Chunk, o Order, cs []Call, ti int, reasoning, text []Chunk, calls [][]Chunk) []Chunk {
+	// Reasoning and text that the schedule does not name keep their
+	// places: reasoning first, the text where Order.Text puts it (before
+	// the calls unless it says after; "between" has no meaning next to an
+	// explicit schedule and counts as before).
+	namesReasoning, namesText := false, false
+	for _, e := range strings.Fields(o.Schedule) {
+		switch slot, err := resolve(e, cs, ti); {
+		case err != nil:
+		case slot == slotReasoning:
+			namesReasoning = true
+		case slot == slotText:
+			namesText = true
+		}
+	}
 	next := make([]int, len(calls))
 	var nr, nt int
-	for _, e := range strings.Fields(sched) {
+	if !namesReasoning {
+		out = append(out, reasoning...)
+		nr = len(reasoning)
+	}
+	if !namesText && o.Text != TextAfter {
+		out = append(out, text...)
+		nt = len(text)
+	}
+	for _, e := range strings.Fields(o.Schedule) {
 		slot, err := resolve(e, cs, ti)
 		if err != nil {
 			continue // Validate rejected it already
@@ -206,9 +228,14 @@ func schedule(out []Chunk, sched string, cs []Call, ti int, reasoning, text []Ch
 		}
 	}
 	out = append(out, reasoning[nr:]...)
-	out = append(out, text[nt:]...)
+	if namesText {
+		out = append(out, text[nt:]...)
+	}
 	for n, c := range calls {
 		out = append(out, c[next[n]:]...)
+	}
+	if !namesText {
+		out = append(out, text[nt:]...) // empty unless Order.Text is after
 	}
 	return out
 }
