@@ -185,18 +185,26 @@ func (o Options) Run(t *testing.T, agent Agent, cases []Case) {
 			if o.Parallel {
 				t.Parallel()
 			}
-			o.runCase(t, agent, c)
+			res := o.RunCase(t, agent, c)
+			if c.Check != nil && res != nil {
+				c.Check(t, res)
+			}
 		})
 	}
 }
 
-func (o Options) runCase(t *testing.T, agent Agent, c Case) {
+// RunCase runs one case in t, without a subtest of its own, and returns
+// its result; the case's Check is not called. Run uses it for each case;
+// call it directly from a benchmark or a driver of your own. It returns nil
+// when the agent could not be started (the failure is reported on t).
+func (o Options) RunCase(t testing.TB, agent Agent, c Case) *Result {
 	srv := scripted.NewServer(c.Script)
 	defer srv.Close()
 	env := Env{BaseURL: srv.URL, APIKey: "aguitest", Model: srv.Model(), Case: c.Name}
 	r, err := agent.start(t, env)
 	if err != nil {
-		t.Fatalf("starting the agent: %v", err)
+		t.Errorf("starting the agent: %v", err)
+		return nil
 	}
 	defer r.stop()
 
@@ -222,9 +230,7 @@ func (o Options) runCase(t *testing.T, agent Agent, c Case) {
 			t.Error(err)
 		}
 	}
-	if c.Check != nil {
-		c.Check(t, res)
-	}
+	return res
 }
 
 // goldenName makes a case name safe as a file name.
@@ -239,7 +245,7 @@ func goldenName(name string) string {
 }
 
 // execute runs the conversation of a case and reports what goes wrong.
-func execute(t *testing.T, o Options, c Case, r runner, env Env) *Result {
+func execute(t testing.TB, o Options, c Case, r runner, env Env) *Result {
 	maxRuns := c.MaxRuns
 	if maxRuns == 0 {
 		maxRuns = 10
@@ -319,7 +325,7 @@ func execute(t *testing.T, o Options, c Case, r runner, env Env) *Result {
 }
 
 // runOnce posts one run and verifies its stream as it arrives.
-func runOnce(t *testing.T, n int, input agui.RunAgentInput, p agui.Profile, r runner, conv *conversation, timeout time.Duration) RunResult {
+func runOnce(t testing.TB, n int, input agui.RunAgentInput, p agui.Profile, r runner, conv *conversation, timeout time.Duration) RunResult {
 	run := RunResult{Input: input}
 	v := agui.NewVerifier(agui.Options{Profile: p})
 	var x agui.Expander

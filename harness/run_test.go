@@ -31,6 +31,15 @@ var locationTool = harness.Tool{
 	},
 }
 
+var sensorsTool = harness.Tool{
+	Name:        "read_climate_sensors",
+	Description: "Temperature and humidity of a room.",
+	Parameters:  json.RawMessage(`{"type":"object","properties":{"room":{"type":"string"}}}`),
+	Run: func(args json.RawMessage) (string, error) {
+		return `{"tempC":21,"humidity":0.4}`, nil
+	},
+}
+
 // The frontend-tool round trip: the agent calls a client tool, the harness
 // runs it and posts the next run with the result, the agent answers.
 func TestFrontendToolRoundTrip(t *testing.T) {

@@ -1,0 +1,47 @@
+package harness_test
+
+import (
+	"fmt"
+	"testing"
+
+	"github.com/aguitest/aguitest/harness"
+	"github.com/aguitest/aguitest/scripted"
+)
+
+// frontendCase is a three-run conversation: the agent calls a frontend
+// tool, then another with the first one's result, then answers.
+func frontendCase(i int) harness.Case {
+	return harness.Case{
+		Name:  fmt.Sprintf("case-%d", i),
+		Input: harness.User("Where am I, and how warm is it?"),
+		Tools: []harness.Tool{locationTool, sensorsTool},
+		Script: scripted.Script{Turns: []scripted.Turn{
+			{Calls: []scripted.Call{{ID: "loc", Name: "get_user_location"}}},
+			{Expect: scripted.Expect{ToolResults: []string{"loc"}}, Calls: []scripted.Call{{ID: "temp", Name: "read_climate_sensors", Args: `{"room":"office"}`}}},
+			{Expect: scripted.Expect{ToolResults: []string{"temp"}}, Text: "You are in Seoul and it is 21°C in the office."},
+		}},
+		Golden: harness.NoGolden,
+	}
+}
+
+// BenchmarkConversations runs 1,000 cases of a three-run frontend-tool
+// conversation through the harness, in-process, per iteration.
+func BenchmarkConversations(b *testing.B) {
+	const n = 1000
+	cases := make([]harness.Case, n)
+	for i := range cases {
+		cases[i] = frontendCase(i)
+	}
+	agent := harness.Func(chatAgent(false))
+	b.ReportAllocs()
+	for b.Loop() {
+		for _, c := range cases {
+			r := harness.Options{}.RunCase(b, agent, c)
+			if r == nil || len(r.Runs) != 3 {
+				b.Fatalf("%s: got %v", c.Name, r)
+			}
+		}
+	}
+	b.ReportMetric(float64(n*b.N)/b.Elapsed().Seconds(), "cases/s")
+	b.ReportMetric(float64(b.N*n), "cases")
+}
