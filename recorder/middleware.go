@@ -240,7 +240,8 @@ type run struct {
 	queue    []item
 	spare    []item
 	queued   int
-	block    []byte
+	block    []byte   // response bytes are copied here
+	retired  [][]byte // full blocks not yet recycled
 	gapNext  bool
 	done     bool
 	bytes    int64
@@ -285,7 +286,14 @@ func (rn *run) tee(p []byte) {
 	}
 	// Copy into a shared block rather than allocating per write.
 	if cap(rn.block)-len(rn.block) < len(p) {
-		rn.block = make([]byte, 0, max(blockSize, len(p)))
+		if rn.block != nil {
+			rn.retired = append(rn.retired, rn.block)
+		}
+		if len(p) <= blockSize {
+			rn.block = (*blockPool.Get().(*[]byte))[:0]
+		} else {
+			rn.block = make([]byte, 0, len(p))
+		}
 	}
 	start := len(rn.block)
 	rn.block = append(rn.block, p...)
@@ -366,12 +374,22 @@ func (rn *run) loop() {
 		rn.queue = rn.spare[:0]
 		rn.queued = 0
 		done = rn.done
+		// Blocks retired before this point hold only the items taken
+		// here: once they are processed the blocks can be reused.
+		retired := rn.retired
+		rn.retired = nil
 		rn.mu.Unlock()
 		for i := range items {
 			rn.process(&items[i])
 			items[i] = item{}
 		}
 		rn.spare = items[:0]
+		for _, b := range retired {
+			if cap(b) == blockSize {
+				b = b[:0]
+				blockPool.Put(&b)
+			}
+		}
 		rn.flush()
 		if done {
 			rn.end()
@@ -380,8 +398,15 @@ func (rn *run) loop() {
 	}
 }
 
+// blockPool recycles the blocks response bytes are copied into.
+var blockPool = sync.Pool{New: func() any { b := make([]byte, 0, blockSize); return &b }}
+
+// linesPool recycles the runs' encoding buffers.
+var linesPool = sync.Pool{New: func() any { return new([]byte) }}
+
 // begin makes the request record.
 func (rn *run) begin() {
+	rn.lines = (*linesPool.Get().(*[]byte))[:0]
 	cfg := &rn.h.cfg
 	req := &Request{Time: rn.start, Method: rn.req.method, Path: rn.req.path,
 		Header: cfg.Redact.header(rn.req.header, cfg.HeaderAllowlist)}
@@ -583,6 +608,11 @@ func (rn *run) end() {
 		if err := rn.w.Close(); err != nil && !rn.storageErr {
 			rn.fail(err)
 		}
+	}
+	if cap(rn.lines) <= 4<<20 {
+		b := rn.lines[:0]
+		rn.lines = nil
+		linesPool.Put(&b)
 	}
 }
 
