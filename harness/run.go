@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -13,6 +14,7 @@ import (
 
 	"github.com/aguitest/aguitest/agui"
 	"github.com/aguitest/aguitest/golden"
+	"github.com/aguitest/aguitest/recorder"
 	"github.com/aguitest/aguitest/scripted"
 )
 
@@ -150,6 +152,10 @@ type Options struct {
 	Dir string
 	// Timeout bounds each run; 0 means one minute.
 	Timeout time.Duration
+	// RecordDir, when set, keeps a recording of each case, all its runs
+	// in one file: RecordDir/<TestName>/<case>.jsonl. "aguitest show" and
+	// "aguitest verify" read them.
+	RecordDir string
 }
 
 // Run runs each case as a subtest of t against agent, with the zero
@@ -208,7 +214,23 @@ func (o Options) RunCase(t testing.TB, agent Agent, c Case) *Result {
 	}
 	defer r.stop()
 
-	res := execute(t, o, c, r, env)
+	var rec *recorder.Writer
+	if o.RecordDir != "" {
+		top, _, _ := strings.Cut(t.Name(), "/")
+		dir := filepath.Join(o.RecordDir, top)
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			t.Errorf("recording: %v", err)
+		} else if rec, err = recorder.Create(filepath.Join(dir, goldenName(c.Name)+".jsonl"), recorder.Header{Source: "harness"}); err != nil {
+			t.Errorf("recording: %v", err)
+		} else {
+			defer func() {
+				if err := rec.Close(); err != nil {
+					t.Errorf("recording: %v", err)
+				}
+			}()
+		}
+	}
+	res := execute(t, o, c, r, rec)
 
 	if err := srv.Check(); err != nil {
 		t.Errorf("scripted LLM: %v", err)
@@ -245,7 +267,7 @@ func goldenName(name string) string {
 }
 
 // execute runs the conversation of a case and reports what goes wrong.
-func execute(t testing.TB, o Options, c Case, r runner, env Env) *Result {
+func execute(t testing.TB, o Options, c Case, r runner, rec *recorder.Writer) *Result {
 	maxRuns := c.MaxRuns
 	if maxRuns == 0 {
 		maxRuns = 10
@@ -284,7 +306,7 @@ func execute(t testing.TB, o Options, c Case, r runner, env Env) *Result {
 		if input.RunID == "" || n > 1 {
 			input.RunID = fmt.Sprintf("run-%d", n)
 		}
-		run := runOnce(t, n, input, c.Profile, r, conv, timeout)
+		run := runOnce(t, n, input, c.Profile, r, conv, timeout, rec)
 		res.Runs = append(res.Runs, run)
 		if run.Err != nil {
 			t.Errorf("run %d: %v", n, run.Err)
@@ -325,8 +347,20 @@ func execute(t testing.TB, o Options, c Case, r runner, env Env) *Result {
 }
 
 // runOnce posts one run and verifies its stream as it arrives.
-func runOnce(t testing.TB, n int, input agui.RunAgentInput, p agui.Profile, r runner, conv *conversation, timeout time.Duration) RunResult {
+func runOnce(t testing.TB, n int, input agui.RunAgentInput, p agui.Profile, r runner, conv *conversation, timeout time.Duration, rec *recorder.Writer) RunResult {
 	run := RunResult{Input: input}
+	var sink *recorder.Sink
+	if rec != nil {
+		sink = &recorder.Sink{Run: input.RunID, Writer: rec}
+		if err := sink.Request(input, nil); err != nil {
+			t.Errorf("run %d: recording: %v", n, err)
+		}
+		defer func() {
+			if err := sink.Close(); err != nil {
+				t.Errorf("run %d: recording: %v", n, err)
+			}
+		}()
+	}
 	v := agui.NewVerifier(agui.Options{Profile: p})
 	var x agui.Expander
 	ctx, cancel := context.WithTimeout(context.Background(), timeout)
@@ -341,6 +375,11 @@ func runOnce(t testing.TB, n int, input agui.RunAgentInput, p agui.Profile, r ru
 		}
 		i := len(run.Events)
 		run.Events = append(run.Events, e)
+		if sink != nil {
+			if err := sink.Emit(e); err != nil {
+				t.Errorf("run %d: event %d: recording: %v", n, i, err)
+			}
+		}
 		for _, vi := range v.Push(e) {
 			run.Violations = append(run.Violations, vi)
 			t.Errorf("run %d: %s", n, describe(vi, line))

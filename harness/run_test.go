@@ -19,6 +19,8 @@ import (
 
 	"github.com/aguitest/aguitest/agui"
 	"github.com/aguitest/aguitest/harness"
+	"github.com/aguitest/aguitest/recorder"
+	"github.com/aguitest/aguitest/replay"
 	"github.com/aguitest/aguitest/scripted"
 )
 
@@ -48,7 +50,8 @@ func TestFrontendToolRoundTrip(t *testing.T) {
 		{Expect: scripted.Expect{ToolResults: []string{"loc-1"}}, Text: "You are in Seoul."},
 	}}
 	var got *harness.Result
-	harness.Options{Dir: t.TempDir()}.Run(t, harness.Func(chatAgent(false)), []harness.Case{{
+	recDir := t.TempDir()
+	harness.Options{Dir: t.TempDir(), RecordDir: recDir}.Run(t, harness.Func(chatAgent(false)), []harness.Case{{
 		Name:   "location",
 		Input:  harness.User("Where am I?"),
 		Script: script,
@@ -70,6 +73,26 @@ func TestFrontendToolRoundTrip(t *testing.T) {
 	assert.Equal(t, "You are in Seoul.", got.LastText())
 	require.Len(t, got.Requests, 2)
 	assert.Equal(t, "loc-1", got.Requests[1].Messages[2].ToolCallID)
+
+	// The recording holds both runs, each with its request and all its
+	// events, and they verify.
+	rd, err := recorder.Open(filepath.Join(recDir, t.Name(), "location.jsonl"))
+	require.NoError(t, err)
+	defer rd.Close()
+	var runs []string
+	for run, err := range replay.Runs(rd) {
+		require.NoError(t, err)
+		runs = append(runs, run.ID)
+		require.NotNil(t, run.Request)
+		require.NotNil(t, run.End)
+		var events []agui.Event
+		for _, e := range run.Events {
+			events = append(events, e.Event)
+		}
+		assert.Len(t, events, len(got.Runs[len(runs)-1].Events))
+		assert.Empty(t, agui.Verify(events, agui.Options{}))
+	}
+	assert.Equal(t, []string{"run-1", "run-2"}, runs)
 }
 
 // Parallel calls streamed under every interleave plan give the same merged
