@@ -596,3 +596,27 @@ func TestSecretsNeverRecorded(t *testing.T) {
 }
 
 func jsonUnmarshal(b []byte, v any) error { return json.Unmarshal(b, v) }
+
+func TestMiddlewareNonSSEResponse(t *testing.T) {
+	var file bytes.Buffer
+	w, _ := NewWriter(&file, Header{})
+	h := Middleware(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		http.Error(w, `{"error":"bad input"}`, http.StatusBadRequest)
+	}), Config{Writer: w})
+	rr := httptest.NewRecorder()
+	h.ServeHTTP(rr, httptest.NewRequest("POST", "/", strings.NewReader("not json")))
+	h.Wait()
+	if rr.Code != 400 || !strings.Contains(rr.Body.String(), "bad input") {
+		t.Errorf("client got %d %q", rr.Code, rr.Body)
+	}
+	recs, errs := readAll(t, NewReader(&file, "e"))
+	if len(errs) > 0 {
+		t.Fatal(errs)
+	}
+	if recs[1].Request.Body != "not json" {
+		t.Errorf("request = %+v", recs[1].Request)
+	}
+	if end := endOf(t, recs); end.Outcome != OutcomeTruncated || end.Status != 400 || end.Events != 0 {
+		t.Errorf("end = %+v", end)
+	}
+}
