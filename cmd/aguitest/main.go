@@ -23,7 +23,10 @@ type command struct {
 
 func commands() []command {
 	return []command{
+		{"demo", "run an example agent against a scripted LLM, record and verify it", cmdDemo},
 		{"verify", "check the event ordering of AG-UI streams", cmdVerify},
+		{"show", "print a transcript of a recording or stream (--html: a timeline)", cmdShow},
+		{"diff", "compare two recordings or streams after normalisation", cmdDiff},
 		{"llm", "serve a scripted fake LLM (llm serve SCRIPT)", cmdLLM},
 		{"serve", "serve a recording as an AG-UI endpoint", cmdServe},
 		{"record", "record runs through a proxy to an AG-UI server", cmdRecord},

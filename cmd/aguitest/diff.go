@@ -1,0 +1,103 @@
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/aguitest/aguitest/agui"
+	"github.com/aguitest/aguitest/golden"
+)
+
+const diffUsage = `usage: aguitest diff [--view merged|wire] A B
+
+Compares two recordings or AG-UI streams (any mix of recordings, JSON
+arrays, JSON Lines and server-sent events; "-" reads standard input) after
+normalising them as goldens are: ids become placeholders numbered by first
+appearance, timestamps are dropped. The merged view (default) joins each
+message's text and each call's arguments and puts parallel calls in a
+canonical order, so two runs that fragment or interleave differently
+compare equal; the wire view compares every fragment. Each differing event
+is printed with its index, type and ids, and a diff (-want +got, where
+want is A and got is B). The events of
+all runs of a recording are compared in order.
+
+Example:
+  aguitest diff prod-run.jsonl rerun.sse
+  aguitest diff --view wire old/recording.jsonl new/recording.jsonl
+
+Exit status: 0 the same, 1 they differ, 2 bad usage or unreadable input.
+`
+
+func cmdDiff(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("diff", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	view := fs.String("view", "merged", "merged or wire")
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			fmt.Fprint(stdout, diffUsage)
+			return 0
+		}
+		fmt.Fprintf(stderr, "aguitest diff: %v\n\n%s", err, diffUsage)
+		return 2
+	}
+	var v golden.View
+	switch *view {
+	case "merged":
+		v = golden.Merged
+	case "wire":
+		v = golden.Wire
+	default:
+		fmt.Fprintf(stderr, "aguitest diff: --view must be merged or wire, not %q\n", *view)
+		return 2
+	}
+	if fs.NArg() != 2 {
+		fmt.Fprintf(stderr, "aguitest diff: want two files A and B, got %d arguments\n\n%s", fs.NArg(), diffUsage)
+		return 2
+	}
+	if fs.Arg(0) == "-" && fs.Arg(1) == "-" {
+		fmt.Fprintf(stderr, "aguitest diff: only one of A and B can be standard input\n")
+		return 2
+	}
+	var entries [2][]golden.Entry
+	for i, name := range fs.Args() {
+		src, err := readSource(name, stdin, agui.Strict)
+		if err != nil {
+			fmt.Fprintf(stderr, "aguitest diff: %v\n", err)
+			return 2
+		}
+		for _, p := range src.problems {
+			fmt.Fprintf(stderr, "aguitest diff: warning: %s\n", p)
+		}
+		entries[i] = golden.Normalize(src.events(), v)
+	}
+	a, b := fs.Arg(0), fs.Arg(1)
+	diffs := golden.Compare(entries[0], entries[1])
+	if len(diffs) == 0 {
+		fmt.Fprintf(stdout, "same: %s and %s are equal in the %s view (%s)\n", a, b, v, nEntries(len(entries[0])))
+		return 0
+	}
+	pal := colorFor(stdout)
+	fmt.Fprintf(stdout, "--- %s\n+++ %s\n", a, b)
+	for _, line := range strings.Split(strings.TrimRight(golden.Report(diffs), "\n"), "\n") {
+		t := strings.TrimLeft(line, " \t")
+		switch {
+		case strings.HasPrefix(t, "-"):
+			line = pal.red(line)
+		case strings.HasPrefix(t, "+"):
+			line = pal.green(line)
+		}
+		fmt.Fprintln(stdout, line)
+	}
+	fmt.Fprintf(stdout, "differ: %s of %d and %d (%s view, -%s +%s)\n", nEntries(len(diffs)), len(entries[0]), len(entries[1]), v, a, b)
+	return 1
+}
+
+func nEntries(n int) string {
+	if n == 1 {
+		return "1 entry"
+	}
+	return fmt.Sprintf("%d entries", n)
+}

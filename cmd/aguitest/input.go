@@ -1,0 +1,223 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"time"
+
+	"github.com/aguitest/aguitest/agui"
+	"github.com/aguitest/aguitest/recorder"
+	"github.com/aguitest/aguitest/replay"
+)
+
+// A source is a stream or a recording read whole, split into runs, chunk
+// events expanded and verified: what show, the HTML timeline and diff read.
+type source struct {
+	name   string
+	format string // "recording" or one of the agui formats
+	runs   []*runView
+	// problems are lines of a recording that could not be read.
+	problems []string
+}
+
+// A runView is one run: its events as they came (for diff) and expanded
+// (for the transcript), with what the verifier found.
+type runView struct {
+	id, thread string
+	line       int
+	// timed says the events carry offsets (a recording).
+	timed bool
+	// outcome is the recorded outcome; "" for a stream.
+	outcome string
+	raw     []agui.Event
+	events  []evt
+	// violations are indexed like evt.index.
+	violations []agui.Violation
+	// end is the index Finish reports at, one past the last event.
+	end int
+}
+
+// An evt is an event at its place: the index the verifier counts, the line
+// in the file and the offset from the run's start.
+type evt struct {
+	index int
+	line  int
+	at    time.Duration
+	e     agui.Event
+}
+
+// events returns the events of every run, as they came.
+func (s *source) events() []agui.Event {
+	var out []agui.Event
+	for _, r := range s.runs {
+		out = append(out, r.raw...)
+	}
+	return out
+}
+
+// readSource reads a stream or a recording; "-" reads stdin. Errors name
+// the file and line.
+func readSource(name string, stdin io.Reader, p agui.Profile) (*source, error) {
+	var in io.Reader
+	src := &source{name: name}
+	if name == "-" {
+		src.name = "<stdin>"
+		in = stdin
+	} else {
+		f, err := os.Open(name)
+		if err != nil {
+			return nil, err
+		}
+		defer f.Close()
+		in = f
+	}
+	br := bufio.NewReaderSize(in, 64<<10)
+	if head, _ := br.Peek(4096); recorder.IsRecording(head) {
+		return readRecording(src, br, p)
+	}
+	r := agui.NewReader(br, src.name)
+	var evs []evt
+	for {
+		e, err := r.Next()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return nil, err
+		}
+		evs = append(evs, evt{index: len(evs), line: r.Line(), e: e})
+	}
+	src.format = r.Format()
+	if src.format == "" {
+		return nil, fmt.Errorf("%s: no events", src.name)
+	}
+	// One verifier for the whole stream, as verify does; the runs are
+	// split after.
+	all := build(evs, p)
+	src.runs = splitRuns(all)
+	return src, nil
+}
+
+func readRecording(src *source, in io.Reader, p agui.Profile) (*source, error) {
+	src.format = "recording"
+	rd := recorder.NewReader(in, src.name)
+	for run, err := range replay.Runs(rd) {
+		if err != nil {
+			if rd.Err() != nil {
+				return nil, err
+			}
+			src.problems = append(src.problems, err.Error())
+			continue
+		}
+		var evs []evt
+		for _, re := range run.Events {
+			if re.Data != "" && len(re.Event.Raw()) == 0 {
+				src.problems = append(src.problems, fmt.Sprintf("%s:%d: run %s: recorded data is not an AG-UI event", src.name, re.Line, run.ID))
+				continue
+			}
+			evs = append(evs, evt{index: len(evs), line: re.Line, at: re.Offset, e: re.Event})
+		}
+		rv := build(evs, p)
+		rv.id = run.ID
+		rv.line = run.Line
+		rv.timed = true
+		rv.outcome = run.Outcome()
+		src.runs = append(src.runs, rv)
+	}
+	if len(src.runs) == 0 && len(src.problems) == 0 {
+		return nil, fmt.Errorf("%s: the recording holds no runs", src.name)
+	}
+	return src, nil
+}
+
+// build verifies the events and expands their chunks into one runView.
+func build(evs []evt, p agui.Profile) *runView {
+	rv := &runView{end: len(evs)}
+	v := agui.NewVerifier(agui.Options{Profile: p})
+	var x agui.Expander
+	for _, ev := range evs {
+		rv.raw = append(rv.raw, ev.e)
+		rv.violations = append(rv.violations, v.Push(ev.e)...)
+		out, err := x.Push(ev.e)
+		if err != nil {
+			// The verifier reports it (rule "chunk"); show the event as it is.
+			rv.events = append(rv.events, ev)
+			continue
+		}
+		for _, e := range out {
+			c := ev
+			c.e = e
+			rv.events = append(rv.events, c)
+		}
+	}
+	rv.violations = append(rv.violations, v.Finish()...)
+	if len(evs) > 0 {
+		rv.line = evs[0].line
+	}
+	for _, ev := range rv.events {
+		if ev.e.Type() == agui.RunStarted {
+			rv.id, rv.thread = ev.e.RunID(), ev.e.ThreadID()
+			break
+		}
+	}
+	return rv
+}
+
+// splitRuns cuts a stream's view before each RUN_STARTED that follows
+// other events.
+func splitRuns(all *runView) []*runView {
+	var runs []*runView
+	cur := &runView{line: all.line}
+	for _, ev := range all.events {
+		if ev.e.Type() == agui.RunStarted && len(cur.events) > 0 {
+			runs = append(runs, cur)
+			cur = &runView{}
+		}
+		if ev.e.Type() == agui.RunStarted && cur.id == "" {
+			cur.id, cur.thread = ev.e.RunID(), ev.e.ThreadID()
+		}
+		if len(cur.events) == 0 {
+			cur.line = ev.line
+		}
+		cur.events = append(cur.events, ev)
+	}
+	runs = append(runs, cur)
+	// Raw events and violations go to the run holding their index.
+	for i, r := range runs {
+		lo, hi := -1, all.end
+		if len(r.events) > 0 {
+			lo = r.events[0].index
+		}
+		if i+1 < len(runs) && len(runs[i+1].events) > 0 {
+			hi = runs[i+1].events[0].index
+		}
+		if lo < 0 {
+			lo = 0
+		}
+		r.raw = all.raw[lo:hi]
+		r.end = hi
+		for _, v := range all.violations {
+			in := v.Index >= lo && v.Index < hi
+			if i == len(runs)-1 && v.Index >= hi {
+				in = true
+			}
+			if in {
+				r.violations = append(r.violations, v)
+			}
+		}
+	}
+	return runs
+}
+
+// compactJSON returns b compacted, or b as it is when it is not JSON.
+func compactJSON(b []byte) string {
+	var buf bytes.Buffer
+	if err := json.Compact(&buf, b); err != nil {
+		return string(b)
+	}
+	return buf.String()
+}
