@@ -7,6 +7,7 @@ import (
 	"flag"
 	"fmt"
 	"net/http"
+	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -269,4 +270,32 @@ func TestChildScenario(t *testing.T) {
 		}})
 	})
 	fmt.Println("scenario", scenario, "done")
+}
+
+// An agent already running at a URL is posted to as it is.
+func TestURLAgent(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var in agui.RunAgentInput
+		if err := json.NewDecoder(r.Body).Decode(&in); err != nil {
+			http.Error(w, err.Error(), http.StatusBadRequest)
+			return
+		}
+		enc := agui.NewSSEEncoder(w)
+		for _, e := range []agui.Event{
+			agui.NewRunStarted(in.ThreadID, in.RunID),
+			agui.NewTextMessageStart("m1"),
+			agui.NewTextMessageContent("m1", "pong"),
+			agui.NewTextMessageEnd("m1"),
+			agui.NewRunFinished(in.ThreadID, in.RunID),
+		} {
+			if err := enc.Encode(e); err != nil {
+				return
+			}
+		}
+	}))
+	defer srv.Close()
+	harness.Options{Dir: t.TempDir()}.Run(t, harness.URL(srv.URL), []harness.Case{{
+		Name: "ping", Input: harness.User("ping"), Golden: harness.NoGolden,
+		Check: func(t *testing.T, r *harness.Result) { assert.Equal(t, "pong", r.LastText()) },
+	}})
 }
