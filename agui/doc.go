@@ -76,7 +76,7 @@
 //	unclosed              something still open at the end of a truncated stream (Finish)
 //	finished-after-error  RUN_FINISHED after RUN_ERROR in the same run
 //	result-before-end     TOOL_CALL_RESULT while its call is still open
-//	result-unknown-call   TOOL_CALL_RESULT for a call never started in the stream or its input history
+//	result-unknown-call   TOOL_CALL_RESULT for a call not started in the run nor in its input history
 //	duplicate-result      a second TOOL_CALL_RESULT for one call
 //	args-not-json         a call's concatenated TOOL_CALL_ARGS are not one JSON value at TOOL_CALL_END
 //	reopened-id           a message, reasoning message or call id opened again after its END in one run

@@ -142,7 +142,7 @@ type Verifier struct {
 
 	// strict state
 	closedMessages, closedReasoningMsg, closedToolCalls map[string]bool
-	endedCalls                                          map[string]bool // stream-wide: call key -> has a result
+	endedCalls                                          map[string]bool // call key -> has a result
 	args                                                map[string]*[]byte
 	freeArgs                                            []*[]byte
 	suppress                                            string // rule whose repeats are not reported until the next run
@@ -371,6 +371,7 @@ func (v *Verifier) resetRun() {
 	clear(v.closedMessages)
 	clear(v.closedReasoningMsg)
 	clear(v.closedToolCalls)
+	clear(v.endedCalls)
 	for k, b := range v.args {
 		v.freeArgs = append(v.freeArgs, b)
 		delete(v.args, k)
@@ -577,7 +578,7 @@ func (v *Verifier) check(orig, e *Event) {
 			case v.activeToolCalls.has(id):
 				fail("result-before-end", fmt.Sprintf("TOOL_CALL_RESULT for tool call '%s' arrives before its TOOL_CALL_END", name()))
 			case !ended:
-				fail("result-unknown-call", fmt.Sprintf("TOOL_CALL_RESULT names tool call '%s', which no TOOL_CALL_START in this stream or message history opened", name()))
+				fail("result-unknown-call", fmt.Sprintf("TOOL_CALL_RESULT names tool call '%s', which no TOOL_CALL_START of this run and no message of its input history opened", name()))
 			case resulted:
 				fail("duplicate-result", fmt.Sprintf("tool call '%s' already has a TOOL_CALL_RESULT", name()))
 			default:
