@@ -6,11 +6,12 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"reflect"
 	"testing"
+
+	"github.com/aguitest/aguitest/internal/oracle"
 )
 
 // The differential test: the reference client (@ag-ui/client 1.0.0 from npm,
@@ -41,27 +42,9 @@ type oracleResult struct {
 	} `json:"chunksVerify"`
 }
 
-// needOracle returns the oracle directory, skipping the test when node or
-// the npm packages are missing, except under CI, where that is a failure.
 func needOracle(t testing.TB) string {
 	t.Helper()
-	dir, err := filepath.Abs(filepath.Join("..", "internal", "oracle"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	missing := ""
-	if _, err := exec.LookPath("node"); err != nil {
-		missing = "node is not on PATH"
-	} else if _, err := os.Stat(filepath.Join(dir, "node_modules", "@ag-ui", "client")); err != nil {
-		missing = "the oracle's npm packages are not installed (run: npm ci --prefix internal/oracle)"
-	}
-	if missing != "" {
-		if os.Getenv("CI") != "" {
-			t.Fatalf("the differential test must run in CI, but %s", missing)
-		}
-		t.Skipf("skipping the differential test against @ag-ui/client: %s", missing)
-	}
-	return dir
+	return oracle.Dir(t, "the differential test against @ag-ui/client")
 }
 
 func runOracle(t testing.TB, dir string, streams [][]byte) []oracleResult {

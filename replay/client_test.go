@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"net/http"
 	"net/http/httptest"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -14,31 +13,13 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/aguitest/aguitest/agui"
+	"github.com/aguitest/aguitest/internal/oracle"
 	"github.com/aguitest/aguitest/recorder"
 )
 
-// needNodeClient returns the oracle directory holding @ag-ui/client,
-// skipping the test when node or the npm packages are missing, except under
-// CI, where that is a failure.
 func needNodeClient(t *testing.T) string {
 	t.Helper()
-	dir, err := filepath.Abs(filepath.Join("..", "internal", "oracle"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	missing := ""
-	if _, err := exec.LookPath("node"); err != nil {
-		missing = "node is not on PATH"
-	} else if _, err := os.Stat(filepath.Join(dir, "node_modules", "@ag-ui", "client")); err != nil {
-		missing = "the oracle's npm packages are not installed (run: npm ci --prefix internal/oracle)"
-	}
-	if missing != "" {
-		if os.Getenv("CI") != "" {
-			t.Fatalf("the real-client replay test must run in CI, but %s", missing)
-		}
-		t.Skipf("skipping the replay test with @ag-ui/client: %s", missing)
-	}
-	return dir
+	return oracle.Dir(t, "the replay test with @ag-ui/client")
 }
 
 type clientResult struct {
