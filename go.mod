@@ -6,6 +6,7 @@ require (
 	github.com/evanphx/json-patch/v5 v5.9.11
 	github.com/google/go-cmp v0.7.0
 	github.com/openai/openai-go/v3 v3.98.0
+	github.com/rogpeppe/go-internal v1.16.0
 	github.com/sashabaranov/go-openai v1.43.0
 	github.com/sebdah/goldie/v2 v2.8.0
 	github.com/stretchr/testify v1.3.0
@@ -21,4 +22,6 @@ require (
 	github.com/tidwall/match v1.1.1 // indirect
 	github.com/tidwall/pretty v1.2.1 // indirect
 	github.com/tidwall/sjson v1.2.5 // indirect
+	golang.org/x/sys v0.48.0 // indirect
+	golang.org/x/tools v0.26.0 // indirect
 )

@@ -1,0 +1,32 @@
+package main
+
+import (
+	"os"
+	"testing"
+
+	"github.com/rogpeppe/go-internal/testscript"
+
+	"github.com/aguitest/aguitest/golden"
+)
+
+// TestMain lets the scripts run "aguitest" as a command: the test binary
+// re-executes itself as the command, so a script sees what a user typing
+// it sees (arguments, exit status, standard output and error).
+func TestMain(m *testing.M) {
+	testscript.Main(m, map[string]func(){
+		"aguitest": func() { os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)) },
+	})
+}
+
+// TestScripts runs testdata/script/*.txtar. With -update, a cmp against a
+// file of the archive rewrites that file.
+func TestScripts(t *testing.T) {
+	testscript.Run(t, testscript.Params{
+		Dir:           "testdata/script",
+		UpdateScripts: golden.Update(),
+		Setup: func(env *testscript.Env) error {
+			env.Setenv("NO_COLOR", "1")
+			return nil
+		},
+	})
+}
