@@ -5,6 +5,20 @@
 //
 //	aguitest <command> [flags] [args]
 //
+// The commands:
+//
+//	demo       run the task-board example agent against a scripted LLM, record and verify it
+//	verify     check the event ordering of AG-UI streams and recordings
+//	show       print a transcript of a recording or stream; --html writes a timeline page
+//	diff       compare two recordings or streams after normalisation
+//	serve      serve a recording as an AG-UI endpoint
+//	record     a recording proxy in front of an AG-UI server
+//	llm serve  serve a scripted fake LLM (OpenAI-compatible)
+//
+// "aguitest <command> --help" prints a command's flags and an example.
+// Errors go to standard error and name the file and line. Colour is used
+// only when standard output is a terminal and NO_COLOR is not set.
+//
 // Exit codes: 0 success, 1 the checked input does not conform (or differs),
 // 2 bad usage or unreadable input.
 package main
@@ -38,11 +52,13 @@ func main() {
 }
 
 func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
+	if len(args) == 0 {
 		usage(stderr)
-		if len(args) == 0 {
-			return 2
-		}
+		return 2
+	}
+	switch args[0] {
+	case "-h", "-help", "--help", "help":
+		usage(stdout)
 		return 0
 	}
 	for _, c := range commands() {
@@ -65,4 +81,8 @@ func usage(w io.Writer) {
 	fmt.Fprintln(w)
 	fmt.Fprintln(w, "Run 'aguitest <command> --help' for a command's flags and an example.")
 	fmt.Fprintln(w, "Exit codes: 0 ok, 1 violations or differences found, 2 bad usage or unreadable input.")
+	fmt.Fprintln(w)
+	fmt.Fprintln(w, "Example:")
+	fmt.Fprintln(w, "  aguitest demo")
+	fmt.Fprintln(w, "  aguitest show --html run.html recording.jsonl")
 }
