@@ -61,21 +61,21 @@ type Options struct {
 type Violation struct {
 	// Index is the position of the offending event in the stream, from 0.
 	// For what Finish reports, it is the number of events pushed.
-	Index int
+	Index int `json:"index"`
 	// Type is the type of the offending event ("" for Finish).
-	Type EventType
+	Type EventType `json:"type,omitempty"`
 	// Rule names the broken rule, e.g. "tool-call-not-open"; see the
 	// package documentation for the list.
-	Rule string
+	Rule string `json:"rule"`
 	// Message says what is wrong. For the reference rules it is the text of
 	// the reference verifier's error.
-	Message string
+	Message string `json:"message"`
 	// The ids the event carries, where it has them.
-	MessageID     string
-	ToolCallID    string
-	StepName      string
-	SubagentRunID string
-	RunID         string
+	MessageID     string `json:"messageId,omitempty"`
+	ToolCallID    string `json:"toolCallId,omitempty"`
+	StepName      string `json:"stepName,omitempty"`
+	SubagentRunID string `json:"subagentRunId,omitempty"`
+	RunID         string `json:"runId,omitempty"`
 }
 
 func (v Violation) Error() string {

@@ -85,7 +85,7 @@ func cmdVerify(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	status := 0
 	enc := json.NewEncoder(stdout)
 	for _, name := range expandDirs(fs.Args()) {
-		rep := verifyFile(name, stdin, p)
+		rep := verifyFile(name, stdin, stderr, p)
 		switch {
 		case rep.Error != "":
 			status = 2
@@ -154,8 +154,9 @@ func idsOf(v agui.Violation) string {
 	return " [" + strings.Join(parts, " ") + "]"
 }
 
-// verifyFile streams one input through the verifier.
-func verifyFile(name string, stdin io.Reader, p agui.Profile) fileReport {
+// verifyFile streams one input through the verifier. A large file on a
+// terminal gets a progress bar on stderr.
+func verifyFile(name string, stdin io.Reader, stderr io.Writer, p agui.Profile) fileReport {
 	rep := fileReport{File: name}
 	var in io.Reader
 	if name == "-" {
@@ -169,6 +170,11 @@ func verifyFile(name string, stdin io.Reader, p agui.Profile) fileReport {
 		}
 		defer f.Close()
 		in = f
+		if fi, err := f.Stat(); err == nil {
+			bar := newProgress(stderr, fi.Size())
+			in = bar.Reader(f, name)
+			defer bar.Done()
+		}
 	}
 	br := bufio.NewReaderSize(in, 64<<10)
 	if head, _ := br.Peek(4096); recorder.IsRecording(head) {
