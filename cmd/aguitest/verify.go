@@ -84,6 +84,7 @@ func cmdVerify(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 	status := 0
 	enc := json.NewEncoder(stdout)
+	enc.SetEscapeHTML(false)
 	for _, name := range expandDirs(fs.Args()) {
 		rep := verifyFile(name, stdin, stderr, p)
 		switch {
