@@ -276,7 +276,7 @@ func (x *Expander) expandChunk(e *Event, k laneKind, out []Event) ([]Event, erro
 			if err := agreement(entity, l.id, "toolCallName", x.field(e, e.field("toolCallName")), l.name); err != nil {
 				return out, err
 			}
-			if err := agreement(entity, l.id, "parentMessageId", x.field(e, e.f[fParentMessageID]), l.pmid); err != nil {
+			if err := agreement(entity, l.id, "parentMessageId", x.field(e, e.field("parentMessageId")), l.pmid); err != nil {
 				return out, err
 			}
 		}
@@ -303,7 +303,7 @@ func (x *Expander) expandChunk(e *Event, k laneKind, out []Event) ([]Event, erro
 			if !l.name.present() {
 				return out, fmt.Errorf("First %s must have a toolCallName", chunkType)
 			}
-			l.pmid = x.field(e, e.f[fParentMessageID])
+			l.pmid = x.field(e, e.field("parentMessageId"))
 			b.str("type", string(ToolCallStart)).raw("toolCallId", id.raw).raw("toolCallName", l.name.raw)
 			if l.pmid.present() {
 				b.raw("parentMessageId", l.pmid.raw)

@@ -30,12 +30,8 @@ const (
 	fType = iota
 	fMessageID
 	fToolCallID
-	fParentMessageID
-	fStepName
 	fDelta
 	fSubagentRunID
-	fEntityID
-	fSubtype
 	nIndexed
 )
 
@@ -47,18 +43,10 @@ func indexOf(key []byte) int {
 		return fMessageID
 	case "toolCallId":
 		return fToolCallID
-	case "parentMessageId":
-		return fParentMessageID
-	case "stepName":
-		return fStepName
 	case "delta":
 		return fDelta
 	case "subagentRunId":
 		return fSubagentRunID
-	case "entityId":
-		return fEntityID
-	case "subtype":
-		return fSubtype
 	}
 	return -1
 }
@@ -98,27 +86,53 @@ func (e *Event) parse(data []byte) error {
 		_ = sp
 		return ErrNotObject
 	}
-	end, err := scanComposite(data, 0)
-	if err != nil {
-		return err
-	}
-	if end != len(data) {
-		return syntaxErr(end, "unexpected data after the event object")
-	}
-	// The object is valid: walk its top level members.
-	err = eachMember(data, func(key []byte, escaped bool, v span) bool {
-		if escaped {
-			key = []byte(unquote(key))
-		} else {
-			key = key[1 : len(key)-1]
+	// One pass validates the object and records its top-level members.
+	i := skipSpace(data, 1)
+	if i < len(data) && data[i] == '}' {
+		i++
+	} else {
+		for {
+			if i >= len(data) {
+				return syntaxErr(i, "unexpected end of input inside object")
+			}
+			if data[i] != '"' {
+				return syntaxErr(i, "object key expected, found %q", data[i])
+			}
+			ke, esc, err := scanString(data, i)
+			if err != nil {
+				return err
+			}
+			key := data[i+1 : ke-1]
+			if esc {
+				key = []byte(unquote(data[i:ke]))
+			}
+			i = skipSpace(data, ke)
+			if i >= len(data) || data[i] != ':' {
+				return syntaxErr(i, "':' expected after object key")
+			}
+			v, next, err := scanValue(data, i+1)
+			if err != nil {
+				return err
+			}
+			if f := indexOf(key); f >= 0 {
+				e.f[f] = v // the last duplicate wins, as with JSON.parse
+			}
+			i = skipSpace(data, next)
+			if i >= len(data) {
+				return syntaxErr(i, "unexpected end of input, ',' or '}' expected")
+			}
+			if data[i] == '}' {
+				i++
+				break
+			}
+			if data[i] != ',' {
+				return syntaxErr(i, "',' or '}' expected, found %q", data[i])
+			}
+			i = skipSpace(data, i+1)
 		}
-		if i := indexOf(key); i >= 0 {
-			e.f[i] = v // the last duplicate wins, as with JSON.parse
-		}
-		return true
-	})
-	if err != nil {
-		return err
+	}
+	if i != len(data) {
+		return syntaxErr(i, "unexpected data after the event object")
 	}
 	t := e.f[fType]
 	if t.kind != kindString {
@@ -211,10 +225,10 @@ func (e Event) ToolCallID() string { return e.str(fToolCallID) }
 func (e Event) ToolCallName() string { return e.strField("toolCallName") }
 
 // ParentMessageID returns the parentMessageId field.
-func (e Event) ParentMessageID() string { return e.str(fParentMessageID) }
+func (e Event) ParentMessageID() string { return e.strField("parentMessageId") }
 
 // StepName returns the stepName field.
-func (e Event) StepName() string { return e.str(fStepName) }
+func (e Event) StepName() string { return e.strField("stepName") }
 
 // Delta returns the delta field when it is a string (text, arguments and
 // reasoning content). STATE_DELTA's delta is a JSON Patch array: read it with

@@ -59,6 +59,15 @@ func skipSpace(data []byte, i int) int {
 	return i
 }
 
+// plainASCII marks the bytes a JSON string may hold as they are: ASCII
+// other than control characters, '"' and the backslash.
+var plainASCII = func() (t [256]bool) {
+	for c := 0x20; c < 0x80; c++ {
+		t[c] = c != '"' && c != '\\'
+	}
+	return t
+}()
+
 // scanString reads the string starting at data[i] == '"'. It returns the
 // offset after the closing quote and whether the string holds escapes. It
 // checks escapes and UTF-8.
@@ -67,6 +76,13 @@ func scanString(data []byte, i int) (int, bool, error) {
 	i++
 	escaped := false
 	for i < len(data) {
+		// Plain ASCII, the bulk of most strings, needs no further checks.
+		for i < len(data) && plainASCII[data[i]] {
+			i++
+		}
+		if i >= len(data) {
+			break
+		}
 		c := data[i]
 		switch {
 		case c == '"':

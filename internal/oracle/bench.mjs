@@ -1,6 +1,7 @@
 // Times the reference verifier on a JSON Lines stream of events.
 // Usage: node bench.mjs FILE
-// Prints one JSON object: events, parseAndVerifySeconds, verifySeconds, error.
+// Prints one JSON object: events, parseAndVerifySeconds (one pass from the
+// file), verifySeconds (best of three passes over parsed events), error.
 import { verifyEvents } from "@ag-ui/client";
 import { from } from "rxjs";
 import { readFileSync } from "node:fs";
@@ -25,8 +26,12 @@ for (const line of text.split("\n")) {
 let error = verify(events);
 const parseAndVerify = Number(process.hrtime.bigint() - t0) / 1e9;
 
-t0 = process.hrtime.bigint();
-error = verify(events) || error;
-const verifyOnly = Number(process.hrtime.bigint() - t0) / 1e9;
+// Verify only: the best of three passes over the parsed events.
+let verifyOnly = Infinity;
+for (let i = 0; i < 3; i++) {
+  t0 = process.hrtime.bigint();
+  error = verify(events) || error;
+  verifyOnly = Math.min(verifyOnly, Number(process.hrtime.bigint() - t0) / 1e9);
+}
 
 process.stdout.write(JSON.stringify({ events: events.length, parseAndVerifySeconds: parseAndVerify, verifySeconds: verifyOnly, error }) + "\n");
