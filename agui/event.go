@@ -17,9 +17,10 @@ import (
 // An Event is a small value; copying it shares the underlying bytes, which
 // must not be modified.
 type Event struct {
-	raw []byte
-	typ EventType
-	f   [nIndexed]span
+	raw  []byte
+	typ  EventType
+	code typeCode
+	f    [nIndexed]span
 }
 
 // The top-level fields indexed when an event is parsed. Others are found on
@@ -30,6 +31,8 @@ const (
 	fType = iota
 	fMessageID
 	fToolCallID
+	fParentMessageID
+	fStepName
 	fDelta
 	fSubagentRunID
 	nIndexed
@@ -43,6 +46,10 @@ func indexOf(key []byte) int {
 		return fMessageID
 	case "toolCallId":
 		return fToolCallID
+	case "parentMessageId":
+		return fParentMessageID
+	case "stepName":
+		return fStepName
 	case "delta":
 		return fDelta
 	case "subagentRunId":
@@ -141,8 +148,9 @@ func (e *Event) parse(data []byte) error {
 	tb := data[t.start+1 : t.end-1]
 	if t.escaped {
 		e.typ = EventType(unquote(data[t.start:t.end]))
-	} else if k := internType(tb); k != "" {
-		e.typ = k
+		e.code = codeOf(e.typ)
+	} else if k, c := internType(tb); c != 0 {
+		e.typ, e.code = k, c
 	} else {
 		e.typ = EventType(tb)
 	}

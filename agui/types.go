@@ -68,7 +68,7 @@ var LegacyEventTypes = []EventType{
 }
 
 // Known reports whether t is one of the 31 event types of @ag-ui/core 1.0.0.
-func (t EventType) Known() bool { return internType([]byte(t)) != "" }
+func (t EventType) Known() bool { _, c := internType([]byte(t)); return c != 0 }
 
 // Legacy reports whether t is one of the removed THINKING_* types.
 func (t EventType) Legacy() bool {
@@ -80,72 +80,114 @@ func (t EventType) Legacy() bool {
 	return false
 }
 
+// typeCode numbers the 31 known types in the order of EventTypes, from 1;
+// 0 stands for any other type. The verifier switches on it rather than on
+// the type's name.
+type typeCode uint8
+
+const (
+	cTextMessageStart typeCode = iota + 1
+	cTextMessageContent
+	cTextMessageEnd
+	cTextMessageChunk
+	cToolCallStart
+	cToolCallArgs
+	cToolCallEnd
+	cToolCallChunk
+	cToolCallResult
+	cStateSnapshot
+	cStateDelta
+	cMessagesSnapshot
+	cActivitySnapshot
+	cActivityDelta
+	cRaw
+	cCustom
+	cRunStarted
+	cRunFinished
+	cRunError
+	cStepStarted
+	cStepFinished
+	cReasoningStart
+	cReasoningMessageStart
+	cReasoningMessageContent
+	cReasoningMessageEnd
+	cReasoningMessageChunk
+	cReasoningEnd
+	cReasoningEncryptedValue
+	cSubagentStarted
+	cSubagentFinished
+	cSubagentError
+)
+
+// codeOf returns the code of a known type, or 0.
+func codeOf(t EventType) typeCode { _, c := internType([]byte(t)); return c }
+
 // internType returns the constant for a known type name without allocating,
 // or "" when the name is not one of the 31.
-func internType(b []byte) EventType {
+func internType(b []byte) (EventType, typeCode) {
 	switch string(b) {
 	case "TEXT_MESSAGE_START":
-		return TextMessageStart
+		return TextMessageStart, cTextMessageStart
 	case "TEXT_MESSAGE_CONTENT":
-		return TextMessageContent
+		return TextMessageContent, cTextMessageContent
 	case "TEXT_MESSAGE_END":
-		return TextMessageEnd
+		return TextMessageEnd, cTextMessageEnd
 	case "TEXT_MESSAGE_CHUNK":
-		return TextMessageChunk
+		return TextMessageChunk, cTextMessageChunk
 	case "TOOL_CALL_START":
-		return ToolCallStart
+		return ToolCallStart, cToolCallStart
 	case "TOOL_CALL_ARGS":
-		return ToolCallArgs
+		return ToolCallArgs, cToolCallArgs
 	case "TOOL_CALL_END":
-		return ToolCallEnd
+		return ToolCallEnd, cToolCallEnd
 	case "TOOL_CALL_CHUNK":
-		return ToolCallChunk
+		return ToolCallChunk, cToolCallChunk
 	case "TOOL_CALL_RESULT":
-		return ToolCallResult
+		return ToolCallResult, cToolCallResult
 	case "STATE_SNAPSHOT":
-		return StateSnapshot
+		return StateSnapshot, cStateSnapshot
 	case "STATE_DELTA":
-		return StateDelta
+		return StateDelta, cStateDelta
 	case "MESSAGES_SNAPSHOT":
-		return MessagesSnapshot
+		return MessagesSnapshot, cMessagesSnapshot
 	case "ACTIVITY_SNAPSHOT":
-		return ActivitySnapshot
+		return ActivitySnapshot, cActivitySnapshot
 	case "ACTIVITY_DELTA":
-		return ActivityDelta
+		return ActivityDelta, cActivityDelta
 	case "RAW":
-		return Raw
+		return Raw, cRaw
 	case "CUSTOM":
-		return Custom
+		return Custom, cCustom
 	case "RUN_STARTED":
-		return RunStarted
+		return RunStarted, cRunStarted
 	case "RUN_FINISHED":
-		return RunFinished
+		return RunFinished, cRunFinished
 	case "RUN_ERROR":
-		return RunError
+		return RunError, cRunError
 	case "STEP_STARTED":
-		return StepStarted
+		return StepStarted, cStepStarted
 	case "STEP_FINISHED":
-		return StepFinished
+		return StepFinished, cStepFinished
 	case "REASONING_START":
-		return ReasoningStart
+		return ReasoningStart, cReasoningStart
 	case "REASONING_MESSAGE_START":
-		return ReasoningMessageStart
+		return ReasoningMessageStart, cReasoningMessageStart
 	case "REASONING_MESSAGE_CONTENT":
-		return ReasoningMessageContent
+		return ReasoningMessageContent, cReasoningMessageContent
 	case "REASONING_MESSAGE_END":
-		return ReasoningMessageEnd
+		return ReasoningMessageEnd, cReasoningMessageEnd
 	case "REASONING_MESSAGE_CHUNK":
-		return ReasoningMessageChunk
+		return ReasoningMessageChunk, cReasoningMessageChunk
 	case "REASONING_END":
-		return ReasoningEnd
+		return ReasoningEnd, cReasoningEnd
 	case "REASONING_ENCRYPTED_VALUE":
-		return ReasoningEncryptedValue
+		return ReasoningEncryptedValue, cReasoningEncryptedValue
 	case "SUBAGENT_STARTED":
-		return SubagentStarted
+		return SubagentStarted, cSubagentStarted
 	case "SUBAGENT_FINISHED":
-		return SubagentFinished
+		return SubagentFinished, cSubagentFinished
 	case "SUBAGENT_ERROR":
-		return SubagentError
+		return SubagentError, cSubagentError
 	}
-	return ""
+	return "", 0
 }

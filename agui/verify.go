@@ -274,7 +274,7 @@ func (v *Verifier) Push(e Event) []Violation { return v.push(&e) }
 
 func (v *Verifier) push(e *Event) []Violation {
 	n := len(v.violations)
-	if v.opt.NoChunkExpansion || !isChunkRelevant(e.typ) && len(v.expander.lanes) == 0 {
+	if v.opt.NoChunkExpansion || !isChunkRelevant(e.code) && len(v.expander.lanes) == 0 {
 		v.check(e, e)
 	} else {
 		out, err := v.expander.push(e, v.expanded[:0])
@@ -439,30 +439,30 @@ func tagError(t EventType, tag []byte, owner string, hasOwner bool, kind string,
 // ids of a report); e is the event checked, which differs from orig when a
 // chunk was expanded.
 func (v *Verifier) check(orig, e *Event) {
-	t := e.typ
+	t, c := e.typ, e.code
 	strict := v.opt.Profile == Strict
 	fail := func(rule, msg string) { v.report(orig, rule, msg) }
 
-	if v.runError && t != RunStarted {
+	if v.runError && c != cRunStarted {
 		rule := "after-run-error"
-		if strict && t == RunFinished {
+		if strict && c == cRunFinished {
 			rule = "finished-after-error"
 		}
 		fail(rule, fmt.Sprintf("Cannot send event type '%s': The run has already errored with 'RUN_ERROR'. No further events can be sent.", t))
 		v.suppress = rule
 		return
 	}
-	if v.runFinished && t != RunError && t != RunStarted {
+	if v.runFinished && c != cRunError && c != cRunStarted {
 		fail("after-run-finished", fmt.Sprintf("Cannot send event type '%s': The run has already finished with 'RUN_FINISHED'. Start a new run with 'RUN_STARTED'.", t))
 		v.suppress = "after-run-finished"
 		return
 	}
 	if !v.firstEvent {
 		v.firstEvent = true
-		if t != RunStarted && t != RunError {
+		if c != cRunStarted && c != cRunError {
 			fail("first-event", "First event must be 'RUN_STARTED'")
 		}
-	} else if t == RunStarted {
+	} else if c == cRunStarted {
 		if v.runStarted && !v.runFinished && !v.runError {
 			fail("run-active", "Cannot send 'RUN_STARTED' while a run is still active. The previous run must be finished with 'RUN_FINISHED' before starting a new run.")
 			return
@@ -477,13 +477,13 @@ func (v *Verifier) check(orig, e *Event) {
 		fail("null-field", fmt.Sprintf("Cannot send '%s' with 'subagentRunId: null'. The field is optional — omit it entirely.", t))
 		return
 	}
-	if t == SubagentStarted || t == SubagentFinished || t == SubagentError {
+	if c == cSubagentStarted || c == cSubagentFinished || c == cSubagentError {
 		if rule, msg := subagentLifecycle(e); msg != "" {
 			fail(rule, msg)
 			return
 		}
 	}
-	if t == RunFinished {
+	if c == cRunFinished {
 		if msg := interruptNulls(e); msg != "" {
 			fail("null-field", msg)
 			return
@@ -491,8 +491,8 @@ func (v *Verifier) check(orig, e *Event) {
 	}
 
 	tag := v.key(e, fSubagentRunID)
-	switch t {
-	case TextMessageStart:
+	switch c {
+	case cTextMessageStart:
 		id := v.key(e, fMessageID)
 		if v.activeMessages.has(id) {
 			fail("message-open", fmt.Sprintf("Cannot send 'TEXT_MESSAGE_START' event: A text message with ID '%s' is already in progress. Complete it with 'TEXT_MESSAGE_END' first.", keyText(string(id))))
@@ -513,14 +513,14 @@ func (v *Verifier) check(orig, e *Event) {
 			v.ownMessage[v.intern(id)] = v.intern(tag)
 		}
 
-	case TextMessageContent, TextMessageEnd:
+	case cTextMessageContent, cTextMessageEnd:
 		id := v.key(e, fMessageID)
-		if t == TextMessageContent && string(tag) == keyUndefined && v.lastMessage.hit(id) {
+		if c == cTextMessageContent && string(tag) == keyUndefined && v.lastMessage.hit(id) {
 			return // the message the previous content event went to: still open
 		}
 		if !v.activeMessages.has(id) {
 			hint := "Start a text message with 'TEXT_MESSAGE_START' first."
-			if t == TextMessageEnd {
+			if c == cTextMessageEnd {
 				hint = "A 'TEXT_MESSAGE_START' event must be sent first."
 			}
 			fail("message-not-open", fmt.Sprintf("Cannot send '%s' event: No active text message found with ID '%s'. %s", t, keyText(string(id)), hint))
@@ -533,10 +533,10 @@ func (v *Verifier) check(orig, e *Event) {
 				return
 			}
 		}
-		if t == TextMessageContent {
+		if c == cTextMessageContent {
 			v.lastMessage.set(id, nil)
 		}
-		if t == TextMessageEnd {
+		if c == cTextMessageEnd {
 			v.lastMessage.valid = false
 			delete(v.activeMessages, string(id))
 			if strict {
@@ -544,12 +544,12 @@ func (v *Verifier) check(orig, e *Event) {
 			}
 		}
 
-	case ToolCallStart:
+	case cToolCallStart:
 		v.toolCallStart(e, tag, fail)
 
-	case ToolCallArgs, ToolCallEnd:
+	case cToolCallArgs, cToolCallEnd:
 		id := v.key(e, fToolCallID)
-		if t == ToolCallArgs && string(tag) == keyUndefined {
+		if c == cToolCallArgs && string(tag) == keyUndefined {
 			if c := v.cachedCall(id); c != nil {
 				v.appendArgs(e, c.args)
 				return
@@ -557,7 +557,7 @@ func (v *Verifier) check(orig, e *Event) {
 		}
 		if !v.activeToolCalls.has(id) {
 			hint := "Start a tool call with 'TOOL_CALL_START' first."
-			if t == ToolCallEnd {
+			if c == cToolCallEnd {
 				hint = "A 'TOOL_CALL_START' event must be sent first."
 			}
 			fail("tool-call-not-open", fmt.Sprintf("Cannot send '%s' event: No active tool call found with ID '%s'. %s", t, keyText(string(id)), hint))
@@ -570,7 +570,7 @@ func (v *Verifier) check(orig, e *Event) {
 				return
 			}
 		}
-		if t == ToolCallArgs {
+		if c == cToolCallArgs {
 			var b *[]byte
 			if strict {
 				b = v.args[string(id)]
@@ -595,17 +595,17 @@ func (v *Verifier) check(orig, e *Event) {
 			}
 		}
 
-	case StepStarted, StepFinished:
+	case cStepStarted, cStepFinished:
 		v.step(e, tag, fail)
 
-	case ActivitySnapshot:
+	case cActivitySnapshot:
 		id := v.key(e, fMessageID)
 		_, known := v.ownActivity[string(id)]
 		if !known || !e.literalFalse("replace") {
 			v.ownActivity[v.intern(id)] = v.intern(tag)
 		}
 
-	case ToolCallResult:
+	case cToolCallResult:
 		if m := e.f[fMessageID]; m.kind == kindString {
 			v.ownMessage[v.intern(v.key(e, fMessageID))] = v.intern(tag)
 		}
@@ -624,9 +624,9 @@ func (v *Verifier) check(orig, e *Event) {
 			}
 		}
 
-	case ReasoningStart, ReasoningMessageStart:
+	case cReasoningStart, cReasoningMessageStart:
 		id := v.key(e, fMessageID)
-		span := t == ReasoningStart
+		span := c == cReasoningStart
 		open := v.activeReasoningMsg
 		if span {
 			open = v.activeReasoningSpans
@@ -654,9 +654,9 @@ func (v *Verifier) check(orig, e *Event) {
 			v.ownReasoning[v.intern(id)] = v.intern(tag)
 		}
 
-	case ReasoningMessageContent, ReasoningMessageEnd, ReasoningEnd:
+	case cReasoningMessageContent, cReasoningMessageEnd, cReasoningEnd:
 		id := v.key(e, fMessageID)
-		span := t == ReasoningEnd
+		span := c == cReasoningEnd
 		open := v.activeReasoningMsg
 		if span {
 			open = v.activeReasoningSpans
@@ -676,14 +676,14 @@ func (v *Verifier) check(orig, e *Event) {
 				return
 			}
 		}
-		if t != ReasoningMessageContent {
+		if c != cReasoningMessageContent {
 			delete(open, string(id))
-			if strict && t == ReasoningMessageEnd {
+			if strict && c == cReasoningMessageEnd {
 				v.closedReasoningMsg[v.intern(id)] = true
 			}
 		}
 
-	case ReasoningEncryptedValue:
+	case cReasoningEncryptedValue:
 		id := v.keyOf(e, e.field("entityId"))
 		sub := string(v.keyOf(e, e.field("subtype")))
 		var owner string
@@ -706,22 +706,22 @@ func (v *Verifier) check(orig, e *Event) {
 			fail("subagent-attribution", msg)
 		}
 
-	case ActivityDelta:
+	case cActivityDelta:
 		id := v.key(e, fMessageID)
 		owner, has := v.ownActivity[string(id)]
 		if msg := tagError(t, tag, owner, has, "activity", id); msg != "" {
 			fail("subagent-attribution", msg)
 		}
 
-	case SubagentStarted:
+	case cSubagentStarted:
 		v.subagentStarted(e, fail)
 
-	case SubagentFinished, SubagentError:
+	case cSubagentFinished, cSubagentError:
 		if tagSpan.kind != kindString {
 			fail("subagent-lifecycle", fmt.Sprintf("Cannot send '%s' without a 'subagentRunId'.", t))
 			return
 		}
-		if t == SubagentError && e.field("message").kind != kindString {
+		if c == cSubagentError && e.field("message").kind != kindString {
 			fail("subagent-lifecycle", "Cannot send 'SUBAGENT_ERROR' without a 'message'.")
 			return
 		}
@@ -732,13 +732,13 @@ func (v *Verifier) check(orig, e *Event) {
 		delete(v.activeSubagents, string(tag))
 		v.closedSubagents[v.intern(tag)] = true
 
-	case MessagesSnapshot:
+	case cMessagesSnapshot:
 		sp := e.field("messages")
 		if msg := v.seedOwners(e.raw[sp.start:sp.end], sp.kind, true); msg != "" {
 			fail("null-field", msg)
 		}
 
-	case RunStarted:
+	case cRunStarted:
 		v.runStarted = true
 		if in := e.field("input"); in.kind == kindObject {
 			msgs := objectField(e.raw[in.start:in.end], "messages")
@@ -751,10 +751,10 @@ func (v *Verifier) check(orig, e *Event) {
 			}
 		}
 
-	case RunFinished:
+	case cRunFinished:
 		v.runFinishedCheck(e, fail)
 
-	case RunError:
+	case cRunError:
 		v.runError = true
 	}
 }
@@ -765,7 +765,7 @@ func (v *Verifier) toolCallStart(e *Event, tag []byte, fail func(rule, msg strin
 		fail("tool-call-open", fmt.Sprintf("Cannot send 'TOOL_CALL_START' event: A tool call with ID '%s' is already in progress. Complete it with 'TOOL_CALL_END' first.", keyText(string(id))))
 		return
 	}
-	parent := v.keyOf(e, e.field("parentMessageId"))
+	parent := v.key(e, fParentMessageID)
 	var inherited string
 	var hasInherited bool
 	if string(parent) != keyUndefined {
@@ -828,7 +828,7 @@ func (v *Verifier) stepKey(owner, name []byte) []byte {
 }
 
 func (v *Verifier) step(e *Event, owner []byte, fail func(rule, msg string)) {
-	name := v.keyOf(e, e.field("stepName"))
+	name := v.key(e, fStepName)
 	v.add(v.stepOwners, owner) // stepsFor(owner) creates the owner's entry
 	k := v.stepKey(owner, name)
 	if e.typ == StepStarted {
@@ -1143,8 +1143,8 @@ func clip(b []byte) string {
 	return fmt.Sprintf("%q...", b[:n])
 }
 
-// isChunkRelevant reports whether expansion may change an event of type t
+// isChunkRelevant reports whether expansion may change an event of type c
 // when no chunk stream is open.
-func isChunkRelevant(t EventType) bool {
-	return t == TextMessageChunk || t == ToolCallChunk || t == ReasoningMessageChunk
+func isChunkRelevant(c typeCode) bool {
+	return c == cTextMessageChunk || c == cToolCallChunk || c == cReasoningMessageChunk
 }
