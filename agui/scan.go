@@ -20,6 +20,7 @@ type SyntaxError struct {
 	Msg    string // what is wrong
 }
 
+// Error says where the JSON is malformed and how.
 func (e *SyntaxError) Error() string {
 	return fmt.Sprintf("invalid JSON at byte %d: %s", e.Offset, e.Msg)
 }

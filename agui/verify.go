@@ -25,6 +25,7 @@ const (
 	Reference
 )
 
+// String returns "strict" or "reference".
 func (p Profile) String() string {
 	switch p {
 	case Strict:
@@ -78,6 +79,7 @@ type Violation struct {
 	RunID         string `json:"runId,omitempty"`
 }
 
+// Error formats the violation as "event N (TYPE): rule: message".
 func (v Violation) Error() string {
 	var b strings.Builder
 	if v.Type != "" {
