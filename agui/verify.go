@@ -79,6 +79,26 @@ type Violation struct {
 	RunID         string `json:"runId,omitempty"`
 }
 
+// IDs returns the ids the violation carries, as "messageId=m1
+// toolCallId=c1", in that order: messageId, toolCallId, stepName,
+// subagentRunId, runId. It is "" when there are none.
+func (v Violation) IDs() string {
+	var b strings.Builder
+	for _, f := range [...]struct{ k, v string }{
+		{"messageId", v.MessageID}, {"toolCallId", v.ToolCallID}, {"stepName", v.StepName},
+		{"subagentRunId", v.SubagentRunID}, {"runId", v.RunID},
+	} {
+		if f.v == "" {
+			continue
+		}
+		if b.Len() > 0 {
+			b.WriteByte(' ')
+		}
+		b.WriteString(f.k + "=" + f.v)
+	}
+	return b.String()
+}
+
 // Error formats the violation as "event N (TYPE): rule: message".
 func (v Violation) Error() string {
 	var b strings.Builder

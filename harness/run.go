@@ -410,14 +410,6 @@ func runOnce(t testing.TB, n int, input agui.RunAgentInput, p agui.Profile, r ru
 }
 
 func describe(v agui.Violation, line int) string {
-	var ids []string
-	for _, f := range []struct{ k, v string }{
-		{"messageId", v.MessageID}, {"toolCallId", v.ToolCallID}, {"stepName", v.StepName}, {"subagentRunId", v.SubagentRunID},
-	} {
-		if f.v != "" {
-			ids = append(ids, f.k+"="+f.v)
-		}
-	}
 	where := fmt.Sprintf("event %d (%s)", v.Index, v.Type)
 	if v.Type == "" {
 		where = fmt.Sprintf("end of stream after %d events", v.Index)
@@ -425,8 +417,8 @@ func describe(v agui.Violation, line int) string {
 	if line > 0 {
 		where += fmt.Sprintf(" at line %d", line)
 	}
-	if len(ids) > 0 {
-		where += " [" + strings.Join(ids, " ") + "]"
+	if ids := v.IDs(); ids != "" {
+		where += " [" + ids + "]"
 	}
 	return fmt.Sprintf("%s: %s: %s", where, v.Rule, v.Message)
 }

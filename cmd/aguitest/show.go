@@ -382,7 +382,7 @@ func (r *runView) transcript(file string) []tline {
 		if v.Type == "" {
 			s = fmt.Sprintf("! %s: end of stream after %d events: %s: %s", where, v.Index, v.Rule, v.Message)
 		} else {
-			s = fmt.Sprintf("! %s: event %d %s%s: %s: %s", where, v.Index, v.Type, violationIDs(v), v.Rule, v.Message)
+			s = fmt.Sprintf("! %s: event %d %s%s: %s: %s", where, v.Index, v.Type, idsOf(v), v.Rule, v.Message)
 		}
 		out = append(out, tline{pos: pos, text: s, bad: true})
 	}
@@ -420,23 +420,6 @@ func laneLines(i int, l *lane, shownGroup map[string]bool) []tline {
 		out = append(out, tline{pos: i, text: fmt.Sprintf("%s %s: %s  [%s%s]", l.name, l.id, clip(strconv.Quote(l.text.String()), 300), frag, open), bad: l.end < 0})
 	}
 	return out
-}
-
-// violationIDs lists the ids a violation carries, as " [k=v ...]".
-func violationIDs(v agui.Violation) string {
-	var parts []string
-	for _, f := range []struct{ k, v string }{
-		{"messageId", v.MessageID}, {"toolCallId", v.ToolCallID}, {"stepName", v.StepName},
-		{"subagentRunId", v.SubagentRunID}, {"runId", v.RunID},
-	} {
-		if f.v != "" {
-			parts = append(parts, f.k+"="+f.v)
-		}
-	}
-	if len(parts) == 0 {
-		return ""
-	}
-	return " [" + strings.Join(parts, " ") + "]"
 }
 
 // clip shortens s to about n bytes, at a character boundary.

@@ -10,7 +10,6 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
-	"strings"
 
 	"github.com/aguitest/aguitest/agui"
 	"github.com/aguitest/aguitest/recorder"
@@ -139,20 +138,12 @@ func printReport(stdout, stderr io.Writer, rep fileReport, p agui.Profile) {
 	}
 }
 
+// idsOf returns a violation's ids as " [k=v ...]", or "".
 func idsOf(v agui.Violation) string {
-	var parts []string
-	for _, f := range []struct{ k, v string }{
-		{"messageId", v.MessageID}, {"toolCallId", v.ToolCallID}, {"stepName", v.StepName},
-		{"subagentRunId", v.SubagentRunID}, {"runId", v.RunID},
-	} {
-		if f.v != "" {
-			parts = append(parts, f.k+"="+f.v)
-		}
+	if ids := v.IDs(); ids != "" {
+		return " [" + ids + "]"
 	}
-	if len(parts) == 0 {
-		return ""
-	}
-	return " [" + strings.Join(parts, " ") + "]"
+	return ""
 }
 
 // verifyFile streams one input through the verifier. A large file on a
