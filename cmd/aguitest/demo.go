@@ -154,7 +154,11 @@ func (d *demo) run() int {
 	if err != nil {
 		return d.fail(err)
 	}
-	rec := recorder.Middleware(taskboard.New(taskboard.Options{BaseURL: llm.URL, APIKey: "demo"}), recorder.Config{Writer: w})
+	// The middleware records the AG-UI side; the transport records, into
+	// the same run, what the model said, so the run can be replayed offline
+	// against the recorded model (package replay).
+	model := &http.Client{Transport: &recorder.Transport{}}
+	rec := recorder.Middleware(taskboard.New(taskboard.Options{BaseURL: llm.URL, APIKey: "demo", HTTPClient: model}), recorder.Config{Writer: w})
 	agent := httptest.NewServer(rec)
 	agentClosed := false
 	closeAgent := func() {

@@ -27,6 +27,10 @@ type Options struct {
 	// MaxTurns bounds the model requests of one run (each tool round
 	// trip is one); 0 means 8.
 	MaxTurns int
+	// HTTPClient makes the model requests; nil means the client's default.
+	// Give one whose transport is a recorder.Transport to record what the
+	// model said.
+	HTTPClient *http.Client
 }
 
 // Agent is the task-board agent, an http.Handler serving AG-UI: a POST of
@@ -47,6 +51,9 @@ func New(o Options) *Agent {
 	}
 	if o.APIKey != "" {
 		opts = append(opts, option.WithAPIKey(o.APIKey))
+	}
+	if o.HTTPClient != nil {
+		opts = append(opts, option.WithHTTPClient(o.HTTPClient))
 	}
 	a := &Agent{client: openai.NewClient(opts...), model: o.Model, maxTurns: o.MaxTurns}
 	if a.model == "" {
