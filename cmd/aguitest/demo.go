@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -98,13 +97,8 @@ func cmdDemo(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("demo", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
 	out := fs.String("out", "", "directory to write to")
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			fmt.Fprint(stdout, demoUsage)
-			return 0
-		}
-		fmt.Fprintf(stderr, "aguitest demo: %v\n\n%s", err, demoUsage)
-		return 2
+	if code := parseFlags(fs, args, demoUsage, stdout, stderr); code >= 0 {
+		return code
 	}
 	if fs.NArg() != 0 {
 		fmt.Fprintf(stderr, "aguitest demo: unexpected arguments %q\n\n%s", fs.Args(), demoUsage)

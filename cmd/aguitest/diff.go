@@ -1,7 +1,6 @@
 package main
 
 import (
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -35,13 +34,8 @@ func cmdDiff(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("diff", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
 	view := fs.String("view", "merged", "merged or wire")
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			fmt.Fprint(stdout, diffUsage)
-			return 0
-		}
-		fmt.Fprintf(stderr, "aguitest diff: %v\n\n%s", err, diffUsage)
-		return 2
+	if code := parseFlags(fs, args, diffUsage, stdout, stderr); code >= 0 {
+		return code
 	}
 	var v golden.View
 	switch *view {

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -63,13 +62,8 @@ func runLLM(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs.SetOutput(io.Discard)
 	addr := fs.String("addr", "127.0.0.1:0", "listen address")
 	realtime := fs.Bool("realtime", false, "sleep delays for real")
-	if err := fs.Parse(args[1:]); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			fmt.Fprint(stdout, llmUsage)
-			return 0
-		}
-		fmt.Fprintf(stderr, "aguitest llm serve: %v\n\n%s", err, llmUsage)
-		return 2
+	if code := parseFlags(fs, args[1:], llmUsage, stdout, stderr); code >= 0 {
+		return code
 	}
 	if fs.NArg() != 1 {
 		fmt.Fprintf(stderr, "aguitest llm serve: want one SCRIPT, got %d arguments\n\n%s", fs.NArg(), llmUsage)

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -69,13 +68,8 @@ func runRecord(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	grace := fs.Duration("grace", 10*time.Second, "shutdown grace period")
 	var pointers stringList
 	fs.Var(&pointers, "redact", "JSON pointer to redact")
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			fmt.Fprint(stdout, recordUsage)
-			return 0
-		}
-		fmt.Fprintf(stderr, "aguitest record: %v\n\n%s", err, recordUsage)
-		return 2
+	if code := parseFlags(fs, args, recordUsage, stdout, stderr); code >= 0 {
+		return code
 	}
 	if *target == "" || *out == "" || fs.NArg() != 0 {
 		fmt.Fprintf(stderr, "aguitest record: --target and --out are required, and no arguments\n\n%s", recordUsage)

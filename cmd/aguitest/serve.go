@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -50,13 +49,8 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	addr := fs.String("addr", "127.0.0.1:0", "listen address")
 	speed := fs.Float64("speed", 1, "timing scale")
 	loop := fs.Bool("loop", false, "serve the runs again after the last")
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			fmt.Fprint(stdout, serveUsage)
-			return 0
-		}
-		fmt.Fprintf(stderr, "aguitest serve: %v\n\n%s", err, serveUsage)
-		return 2
+	if code := parseFlags(fs, args, serveUsage, stdout, stderr); code >= 0 {
+		return code
 	}
 	if fs.NArg() != 1 {
 		fmt.Fprintf(stderr, "aguitest serve: want one FILE, got %d arguments\n\n%s", fs.NArg(), serveUsage)

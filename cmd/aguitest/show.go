@@ -2,7 +2,6 @@ package main
 
 import (
 	"encoding/json"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -45,13 +44,8 @@ func cmdShow(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	fs.SetOutput(io.Discard)
 	profile := fs.String("profile", "strict", "strict or reference")
 	htmlOut := fs.String("html", "", "write an HTML timeline to this file")
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			fmt.Fprint(stdout, showUsage)
-			return 0
-		}
-		fmt.Fprintf(stderr, "aguitest show: %v\n\n%s", err, showUsage)
-		return 2
+	if code := parseFlags(fs, args, showUsage, stdout, stderr); code >= 0 {
+		return code
 	}
 	p, err := agui.ParseProfile(*profile)
 	if err != nil {

@@ -3,7 +3,6 @@ package main
 import (
 	"bufio"
 	"encoding/json"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -64,13 +63,8 @@ func cmdVerify(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	fs.SetOutput(io.Discard)
 	profile := fs.String("profile", "strict", "strict or reference")
 	asJSON := fs.Bool("json", false, "print one JSON report per file")
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			fmt.Fprint(stdout, verifyUsage)
-			return 0
-		}
-		fmt.Fprintf(stderr, "aguitest verify: %v\n\n%s", err, verifyUsage)
-		return 2
+	if code := parseFlags(fs, args, verifyUsage, stdout, stderr); code >= 0 {
+		return code
 	}
 	p, err := agui.ParseProfile(*profile)
 	if err != nil {
