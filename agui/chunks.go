@@ -419,7 +419,29 @@ func (b *objBuilder) str(k, v string) *objBuilder {
 	return b.raw(k, quote(v))
 }
 
-func (b *objBuilder) event() Event {
+// get returns the value of member k.
+func (b *objBuilder) get(k string) ([]byte, bool) {
+	for i, x := range b.keys {
+		if x == k {
+			return b.vals[i], true
+		}
+	}
+	return nil, false
+}
+
+// del removes member k, as a JavaScript rest destructuring does.
+func (b *objBuilder) del(k string) {
+	for i, x := range b.keys {
+		if x == k {
+			b.keys = append(b.keys[:i], b.keys[i+1:]...)
+			b.vals = append(b.vals[:i], b.vals[i+1:]...)
+			return
+		}
+	}
+}
+
+// bytes returns the object's JSON.
+func (b *objBuilder) bytes() []byte {
 	buf := []byte{'{'}
 	for i, k := range b.keys {
 		if i > 0 {
@@ -429,7 +451,11 @@ func (b *objBuilder) event() Event {
 		buf = append(buf, ':')
 		buf = append(buf, b.vals[i]...)
 	}
-	buf = append(buf, '}')
+	return append(buf, '}')
+}
+
+func (b *objBuilder) event() Event {
+	buf := b.bytes()
 	e, err := ParseEvent(buf)
 	if err != nil {
 		panic(errors.Join(errors.New("agui: internal error: synthesized event does not parse"), err))

@@ -26,8 +26,8 @@ func ExampleVerify() {
 		fmt.Println(v)
 	}
 	// Output:
-	// event 6 (TOOL_CALL_ARGS): tool-call-not-open: Cannot send 'TOOL_CALL_ARGS' event: No active tool call found with ID 'call-a'. Start a tool call with 'TOOL_CALL_START' first.
-	// event 7 (TOOL_CALL_END): args-not-json: the arguments of tool call 'call-b' are not JSON at TOOL_CALL_END (invalid JSON at byte 8: unexpected end of input, value expected): "{\"id\":1,"
+	// event 7 (TOOL_CALL_ARGS): tool-call-not-open: Cannot send 'TOOL_CALL_ARGS' event: No active tool call found with ID 'call-a'. Start a tool call with 'TOOL_CALL_START' first.
+	// event 8 (TOOL_CALL_END): args-not-json: the arguments of tool call 'call-b' are not JSON at TOOL_CALL_END (invalid JSON at byte 8: unexpected end of input, value expected): "{\"id\":1,"
 }
 
 // Verify a server-sent event stream as it arrives.

@@ -90,8 +90,11 @@ type Reader struct {
 	lines  int // lines consumed so far (JSON, JSON Lines)
 	index  int // events returned so far
 	buf    []byte
-	sse    *SSEDecoder
 	arena  arena
+	frames   int    // SSE frames with data read so far
+	frameBuf []byte // the data of the frame being read
+	lineBuf  []byte // a line longer than the read buffer
+	cut      bool   // the last SSE line had no line break
 	opened bool // JSON: the opening '[' was read
 	closed bool // JSON: the closing ']' was read
 }
@@ -129,8 +132,12 @@ func (r *Reader) fail(line int, err error) error {
 	return r.err
 }
 
-// Next returns the next event, or io.EOF at the end of the stream. After
-// any other error it keeps returning that error.
+// Next returns the next event, or io.EOF at the end of the stream.
+//
+// A frame the reference client cannot read (SSE data that is not JSON, a
+// JSON value that is not an event object) is a *FrameError: the stream
+// goes on, and the next call reads on. After any other error Next keeps
+// returning that error.
 func (r *Reader) Next() (Event, error) {
 	if r.err != nil {
 		return Event{}, r.err
@@ -155,12 +162,18 @@ func (r *Reader) Next() (Event, error) {
 	case FormatJSONL:
 		e, err = r.nextJSONL()
 	default:
-		e, err = r.nextSSE()
+		e, err = r.nextFrame()
 	}
 	if err != nil {
 		if err == io.EOF {
 			r.err = io.EOF
 			return Event{}, err
+		}
+		var fe *FrameError
+		if errors.As(err, &fe) {
+			fe.Name = r.name
+			r.index++
+			return Event{}, fe
 		}
 		return Event{}, r.fail(r.lines+1, err)
 	}
@@ -192,32 +205,12 @@ func (r *Reader) detect() error {
 				r.format = FormatJSONL
 			default:
 				r.format = FormatSSE
-				r.sse = NewSSEDecoder(r.br)
-				r.sse.MaxLineSize = r.MaxLineSize
-				r.sse.started = true // the BOM is gone
-				r.sse.line = r.lines
 			}
 			return nil
 		}
 		r.lines += bytes.Count(b, []byte{'\n'})
 		r.br.Discard(len(b))
 	}
-}
-
-func (r *Reader) nextSSE() (Event, error) {
-	e, err := r.sse.NextEvent()
-	if err != nil {
-		if err != io.EOF {
-			var re *ReadError
-			if !errors.As(err, &re) {
-				err = &ReadError{Line: r.sse.Line(), Err: err}
-			}
-		}
-		return Event{}, err
-	}
-	// The decoder records where the event began.
-	r.line = r.sse.lastLine
-	return e, nil
 }
 
 // readLine returns the next line including its LF, if any. The slice is
@@ -260,6 +253,12 @@ func (r *Reader) nextJSONL() (Event, error) {
 			continue
 		}
 		e, perr := ParseEvent(r.arena.copy(text))
+		if perr == ErrNotObject || perr == ErrNoType || perr == nil && len(e.typ) == 0 {
+			r.line = r.lines
+			_, fe := frameEvent(text)
+			fe.Line, fe.Frame = r.lines, r.index+1
+			return Event{}, fe
+		}
 		if perr != nil {
 			if line[len(line)-1] != '\n' && incomplete(text) {
 				perr = fmt.Errorf("%w: %w", errTruncatedEvent, perr)
@@ -332,6 +331,12 @@ func (r *Reader) nextJSON() (Event, error) {
 		return Event{}, &ReadError{Line: start, Err: err}
 	}
 	e, err := ParseEvent(elem)
+	if err == ErrNotObject || err == ErrNoType || err == nil && len(e.typ) == 0 {
+		r.line = start
+		_, fe := frameEvent(elem)
+		fe.Line, fe.Frame = start, r.index+1
+		return Event{}, fe
+	}
 	if err != nil {
 		line := start
 		var se *SyntaxError

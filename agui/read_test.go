@@ -168,13 +168,13 @@ func TestReadErrors(t *testing.T) {
 	}{
 		{"jsonl bad json", "{\"type\":\"A\"}\n\n{\"type\" 1}\n", 0, 1, "s:3: invalid JSON at byte 8"},
 		{"jsonl truncated", "{\"type\":\"A\"}\n{\"type\":\"RU", 0, 1, "s:2: truncated: the input ends inside this event: invalid JSON"},
-		{"jsonl not an object", "{\"type\":\"A\"}\n[1]\n", 0, 1, "s:2: event is not a JSON object"},
-		{"jsonl no type", "{\"type\":\"A\"}\n{\"type\":1}\n", 0, 1, `s:2: event has no string "type" field`},
+		{"jsonl not an object", "{\"type\":\"A\"}\n[1]\n", 0, 1, "s:2: frame 2: frame-object: Invalid event: the frame is not a JSON object"},
+		{"jsonl no type", "{\"type\":\"A\"}\n{\"type\":1}\n", 0, 1, `s:2: frame 2: frame-type: Invalid event: the frame carries no event type`},
 		{"jsonl bad utf-8", "{\"type\":\"A\xff\"}\n", 0, 0, "s:1: invalid JSON at byte"},
 		{"jsonl line too long", "{\"type\":\"A\"}\n{\"type\":\"ABCDEFGH\"}\n", 16, 1, "s:2: line too long: more than 16 bytes"},
-		{"json not an object", "[\n{\"type\":\"A\"},\n 1\n]", 0, 1, "s:3: element 1: event is not a JSON object"},
-		{"json string element", `[{"type":"A"},"x"]`, 0, 1, "s:1: element 1: event is not a JSON object"},
-		{"json no type", "[\n{\"type\":\"A\"},\n{\"t\":1}]", 0, 1, `s:3: element 1: event has no string "type" field`},
+		{"json not an object", "[\n{\"type\":\"A\"},\n 1\n]", 0, 1, "s:3: frame 2: frame-object: Invalid event: the frame is not a JSON object"},
+		{"json string element", `[{"type":"A"},"x"]`, 0, 1, "s:1: frame 2: frame-object: Invalid event: the frame is not a JSON object"},
+		{"json no type", "[\n{\"type\":\"A\"},\n{\"t\":1}]", 0, 1, `s:3: frame 2: frame-type: Invalid event: the frame carries no event type`},
 		{"json error line inside element", "[{\"type\":\"A\"},\n{\n\"type\":\"B\",\n\"x\": tru\n}]", 0, 1, "s:4: element 1: invalid JSON"},
 		{"json truncated element", "[{\"type\":\"A\"},\n{\"type\":\"B", 0, 1, "s:2: element 1: truncated: the input ends inside this element"},
 		{"json truncated before ]", "[{\"type\":\"A\"},\n{\"type\":\"B\"}\n", 0, 2, "s:3: element 2: truncated: the input ends before the array's closing ]"},
@@ -186,10 +186,10 @@ func TestReadErrors(t *testing.T) {
 		{"json data after array", "[{\"type\":\"A\"}]\n\n{}", 0, 1, "s:3: element 1: unexpected '{' after the array's closing ]"},
 		{"json bad utf-8", "[{\"type\":\"\xff\"}]", 0, 0, "s:1: element 0: invalid JSON"},
 		{"json element too long", "[{\"type\":\"A\"},{\"type\":\"ABCDEFGHIJ\"}]", 16, 1, "s:1: element 1: element longer than 16 bytes"},
-		{"sse bad json", "data: {\"type\":\"A\"}\n\n: c\n\ndata: {\"type\":}\n\n", 0, 1, "s:5: invalid JSON at byte"},
-		{"sse truncated", "data: {\"type\":\"A\"}\n\ndata: {\"ty", 0, 1, "s:3: truncated: the input ends inside this event: invalid JSON"},
+		{"sse bad json", "data: {\"type\":\"A\"}\n\n: c\n\ndata: {\"type\":}\n\n", 0, 1, "s:5: frame 2: frame-json: the frame's data is not JSON (invalid JSON at byte"},
+		{"sse truncated", "data: {\"type\":\"A\"}\n\ndata: {\"ty", 0, 1, "s:3: frame 2: frame-json: truncated: the input ends inside this event: the frame's data is not JSON (invalid JSON"},
 		{"sse line too long", "data: {\"type\":\"A\"}\n\ndata: {\"type\":\"ABCDEFGHIJ\"}\n\n", 20, 1, "s:3: line too long: more than 20 bytes"},
-		{"sse not json", "event: ping\ndata: hello\n\n", 0, 0, "s:1: invalid JSON at byte 0"},
+		{"sse not json", "event: ping\ndata: hello\n\n", 0, 0, "s:1: frame 1: frame-json: the frame's data is not JSON (invalid JSON at byte 0"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -208,6 +208,14 @@ func TestReadErrors(t *testing.T) {
 			}
 			if err == io.EOF || !strings.HasPrefix(err.Error(), tc.wantErr) {
 				t.Fatalf("got error %v, want prefix %q", err, tc.wantErr)
+			}
+			var fe *FrameError
+			if errors.As(err, &fe) {
+				// The client cannot read this frame; the stream goes on.
+				if _, again := r.Next(); again == err {
+					t.Errorf("second call: got the same frame error again")
+				}
+				return
 			}
 			var re *ReadError
 			if !errors.As(err, &re) {
@@ -273,12 +281,17 @@ func BenchmarkReadJSON(b *testing.B) {
 }
 
 func ExampleReader() {
-	in := "[\n  {\"type\":\"RUN_STARTED\",\"threadId\":\"t1\",\"runId\":\"r1\"},\n  42\n]\n"
+	in := "[\n  {\"type\":\"RUN_STARTED\",\"threadId\":\"t1\",\"runId\":\"r1\"},\n  42,\n  {\"type\":\"RUN_FINISHED\",\"threadId\":\"t1\",\"runId\":\"r1\"}\n]\n"
 	r := NewReader(strings.NewReader(in), "run.json")
 	for {
 		e, err := r.Next()
 		if err == io.EOF {
 			break
+		}
+		var fe *FrameError
+		if errors.As(err, &fe) {
+			fmt.Println(fe) // no event the client can read: the stream goes on
+			continue
 		}
 		if err != nil {
 			fmt.Println(err)
@@ -288,5 +301,6 @@ func ExampleReader() {
 	}
 	// Output:
 	// run.json:2: RUN_STARTED (format json)
-	// run.json:3: element 1: event is not a JSON object
+	// run.json:3: frame 2: frame-object: Invalid event: the frame is not a JSON object: "42"
+	// run.json:4: RUN_FINISHED (format json)
 }

@@ -221,7 +221,7 @@ func htmlRunOf(src *source, r *runView, n int) htmlRun {
 		}
 		cx, cy := x(pos), float64(axisH+row*rowH+rowH/2)
 		out.Violations = append(out.Violations, htmlViolation{
-			X: cx, Y: cy, TX: cx + 9, TY: cy + 4, Label: v.Rule,
+			X: cx, Y: cy, TX: cx + 9, TY: cy + 4, Label: string(v.Rule),
 			Title: v.Error(),
 		})
 	}
