@@ -166,6 +166,9 @@ func (r *Reader) readFrame() (data []byte, line int, tooBig bool, err error) {
 	}
 	if have && !tooBig {
 		data = r.frameBuf
+		if data == nil {
+			data = []byte{} // "data:" alone: data, empty
+		}
 	}
 	if data != nil || tooBig {
 		err = nil // the last frame; io.EOF comes on the next call

@@ -38,7 +38,8 @@ func keyBytes(raw []byte, sp span, uniq func() int) []byte {
 		if !sp.escaped {
 			return raw[sp.start:sp.end]
 		}
-		return []byte(`"` + unquote(raw[sp.start:sp.end]) + `"`)
+		k := append(make([]byte, 0, sp.end-sp.start), '"')
+		return append(appendDecoded(k, raw[sp.start:sp.end], true), '"')
 	case kindNumber:
 		return []byte(jsNumber(raw[sp.start:sp.end]))
 	case kindObject, kindArray:
@@ -55,7 +56,7 @@ func keyText(k string) string {
 	case k == keyUndefined:
 		return "undefined"
 	case strings.HasPrefix(k, `"`):
-		return k[1 : len(k)-1]
+		return surrogatesToFFFD(k[1 : len(k)-1])
 	case strings.HasPrefix(k, "\x00o"):
 		return k[strings.IndexByte(k[2:], 0)+3:]
 	}
@@ -129,4 +130,22 @@ func jsString(v any) string {
 		return strings.Join(parts, ",")
 	}
 	return ""
+}
+
+// surrogatesToFFFD replaces each WTF-8 lone surrogate of a key (see
+// appendDecoded) by U+FFFD, as printing the JavaScript string would.
+func surrogatesToFFFD(s string) string {
+	if !strings.Contains(s, "\xED") {
+		return s
+	}
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		if s[i] == 0xED && i+2 < len(s) && s[i+1] >= 0xA0 && s[i+1] <= 0xBF {
+			b.WriteString("\uFFFD")
+			i += 2
+			continue
+		}
+		b.WriteByte(s[i])
+	}
+	return b.String()
 }

@@ -328,7 +328,12 @@ func unquote(s []byte) string {
 
 // appendUnescaped appends the decoded content of the valid JSON string s
 // (with its quotes) to buf.
-func appendUnescaped(buf, s []byte) []byte {
+func appendUnescaped(buf, s []byte) []byte { return appendDecoded(buf, s, false) }
+
+// appendDecoded is appendUnescaped; with wtf8, a lone surrogate escape is
+// kept distinct, encoded as WTF-8 (3 bytes, as UTF-8 would if it allowed
+// surrogates), so that keys compare as JavaScript strings do.
+func appendDecoded(buf, s []byte, wtf8 bool) []byte {
 	body := s[1 : len(s)-1]
 	for i := 0; i < len(body); {
 		c := body[i]
@@ -365,6 +370,10 @@ func appendUnescaped(buf, s []byte) []byte {
 						i += 6
 						continue
 					}
+				}
+				if wtf8 {
+					buf = append(buf, 0xE0|byte(r>>12), 0x80|byte(r>>6)&0x3F, 0x80|byte(r)&0x3F)
+					continue
 				}
 				// A lone surrogate has no UTF-8 form; like JSON.parse followed
 				// by UTF-8 encoding, it becomes U+FFFD.

@@ -492,19 +492,8 @@ func drops(raw []byte, sp span, s *schema) bool {
 		}
 		return dropped
 	case sUnion:
-		objects := 0
-		for _, o := range s.options {
-			if o.kind == sObject || o.kind == sTagged {
-				objects++
-			}
-		}
-		if objects > 1 && sp.kind == kindObject {
-			return false
-		}
-		for _, o := range s.options {
-			if (o.kind == sArray && sp.kind == kindArray) || (o.kind == sObject && sp.kind == kindObject) {
-				return drops(raw, sp, o)
-			}
+		if o := unionTarget(s, sp); o != nil {
+			return drops(raw, sp, o)
 		}
 	}
 	return false
