@@ -81,22 +81,22 @@ type Reader struct {
 	// to Next.
 	MaxLineSize int
 
-	name   string
-	br     *bufio.Reader
-	format string
-	begun  bool
-	err    error
-	line   int // line of the last event returned
-	lines  int // lines consumed so far (JSON, JSON Lines)
-	index  int // events returned so far
-	buf    []byte
-	arena  arena
+	name     string
+	br       *bufio.Reader
+	format   string
+	begun    bool
+	err      error
+	line     int // line of the last event returned
+	lines    int // lines consumed so far (JSON, JSON Lines)
+	index    int // events returned so far
+	buf      []byte
+	arena    arena
 	frames   int    // SSE frames with data read so far
 	frameBuf []byte // the data of the frame being read
 	lineBuf  []byte // a line longer than the read buffer
 	cut      bool   // the last SSE line had no line break
-	opened bool // JSON: the opening '[' was read
-	closed bool // JSON: the closing ']' was read
+	opened   bool   // JSON: the opening '[' was read
+	closed   bool   // JSON: the closing ']' was read
 }
 
 // NewReader returns a Reader for r; name is used in error messages.
