@@ -8,50 +8,88 @@
 // detects which. [RunAgentInput] and [Message] are the request side,
 // faithful to @ag-ui/core 1.0.0.
 //
-// The [Verifier] checks ordering as events arrive: Push each event, Finish at
-// the end. Its memory grows with what the current run has open or has named,
-// not with the length of the stream; in steady state it allocates nothing per
-// event. Two profiles:
+// The [Verifier] judges a stream as HttpAgent of @ag-ui/client 1.0.0 reads
+// a response, stage by stage: SSE framing as the client splits it (the
+// [Reader] reports a frame it cannot read as a [FrameError]), the client's
+// compatibility boundary (legacy THINKING_* events translated, tolerated
+// nulls dropped), its schema checks (unknown event types dropped, unknown
+// fields stripped, every event validated against @ag-ui/core 1.0.0),
+// chunk expansion ([Expander]), then the ordering rules of verifyEvents.
+// Push each event, Finish at the end. Its memory grows with what the current
+// run has open or has named, not with the length of the stream; in steady
+// state it allocates nothing per event. Two profiles:
 //
-//   - [Reference] accepts and rejects exactly what verifyEvents of
-//     @ag-ui/client 1.0.0 does, and its first violation carries the same
-//     message. Chunk events are expanded first, as transformChunks does
-//     ([Expander]); set Options.NoChunkExpansion to verify events as they
-//     come.
+//   - [Reference] accepts and rejects what HttpAgent does; its ordering
+//     violations carry the reference verifier's message, its schema
+//     violations the field (Violation.Field) and the validator's message.
+//     A differential test holds it to HttpAgent itself, over HTTP, on
+//     thousands of generated response bodies.
 //   - [Strict], the zero value, adds what a test wants (see below).
 //
 // Unlike the reference, which stops at the first problem, the Verifier
 // reports every violation, each with the event's index, type, ids, a rule
-// name and a message.
+// and a message. [Options] waive rules by name (Allow), turn on opt-in
+// rules (Enable), and give the run's input (Input, [Verifier.SetInput]) so
+// that tool calls of the conversation's history are known.
+//
+// There must be a stream at all: in every profile a stream with no events
+// is a violation ([RuleNoEvents]), and [Verifier.Response] checks the HTTP
+// status and Content-Type a stream came with. (The reference client
+// accepts an empty body or an error page without a word; a test must
+// not.)
 //
 // # Typical use
 //
+//	v := agui.NewVerifier(agui.Options{Input: &input})
+//	for _, vi := range v.Response(resp.StatusCode, resp.Header.Get("Content-Type")) {
+//		log.Print(vi)
+//	}
 //	r := agui.NewReader(resp.Body, "agent")
-//	v := agui.NewVerifier(agui.Options{})
 //	for {
 //		e, err := r.Next()
 //		if err == io.EOF {
 //			break
 //		}
-//		if err != nil {
-//			return err // names the line
+//		var fe *agui.FrameError
+//		if errors.As(err, &fe) {
+//			log.Print(v.PushFrame(fe)) // a frame the client cannot read
+//			continue
 //		}
-//		for _, violation := range v.Push(e) {
-//			log.Printf("line %d: %v", r.Line(), violation)
+//		if err != nil {
+//			return err // unreadable input; names the line
+//		}
+//		for _, vi := range v.Push(e) {
+//			log.Printf("line %d: %v", r.Line(), vi)
 //		}
 //	}
-//	v.Finish()
+//	for _, vi := range v.Finish() { // no events, a cut stream, what is left open
+//		log.Print(vi)
+//	}
 //
 // # Rules
 //
-// The rule names of the reference profile:
+// Every rule is a [Rule] constant; [Rules] lists them in this order.
 //
+// The response rules, in every profile:
+//
+//	no-events             the stream has no events
+//	http-status           the HTTP status is not 2xx
+//	content-type          the Content-Type is not an AG-UI event stream
+//
+// The reference profile: what the client rejects.
+//
+//	frame-json            an SSE frame's data is not JSON
+//	frame-object          an SSE frame's data is not a JSON object
+//	frame-type            an SSE frame's object has no non-empty string type
+//	frame-size            a frame exceeds the client's 10 MiB buffer
+//	schema                an event breaks its @ag-ui/core schema
+//	chunk                 a chunk event that cannot be expanded
 //	first-event           the first event is not RUN_STARTED (or RUN_ERROR)
 //	run-active            RUN_STARTED while a run is active
 //	after-run-finished    an event after RUN_FINISHED other than RUN_STARTED or RUN_ERROR
 //	after-run-error       an event after RUN_ERROR other than RUN_STARTED
 //	run-finished-open     RUN_FINISHED while steps, messages, reasoning, calls or subagents are open
-//	null-field            subagentRunId (or an optional lifecycle field) sent as null
+//	null-field            an optional field sent as null where the verifier forbids it
 //	message-open          TEXT_MESSAGE_START for a message already open
 //	message-not-open      TEXT_MESSAGE_CONTENT or _END for no open message
 //	tool-call-open        TOOL_CALL_START for a call already open
@@ -68,23 +106,31 @@
 //	subagent-reused       SUBAGENT_STARTED for a subagent id already finished in the run
 //	subagent-parent       a parentSubagentRunId never started in the run
 //	subagent-not-active   SUBAGENT_FINISHED or _ERROR for no active subagent
-//	chunk                 a chunk event that cannot be expanded
 //
 // The Strict profile adds:
 //
-//	truncated             the stream ended without RUN_FINISHED or RUN_ERROR (reported by Finish)
-//	unclosed              something still open at the end of a truncated stream (Finish)
+//	truncated             the stream ended without RUN_FINISHED or RUN_ERROR
+//	unclosed              something still open at the end of a truncated stream
 //	finished-after-error  RUN_FINISHED after RUN_ERROR in the same run
 //	result-before-end     TOOL_CALL_RESULT while its call is still open
 //	result-unknown-call   TOOL_CALL_RESULT for a call not started in the run nor in its input history
-//	duplicate-result      a second TOOL_CALL_RESULT for one call
-//	args-not-json         a call's concatenated TOOL_CALL_ARGS are not one JSON value at TOOL_CALL_END
+//	duplicate-result      a second TOOL_CALL_RESULT for one call in a run
+//	args-not-json         streamed TOOL_CALL_ARGS that are not one JSON value at TOOL_CALL_END
 //	reopened-id           a message, reasoning message or call id opened again after its END in one run
 //
-// A TOOL_CALL_START whose parentMessageId names no earlier message is legal
-// (clients create the assistant message), and a call to a tool the client
-// did not offer is legal too: the tools list says what the client can run,
-// not what the agent may call.
+// Opt-in rules, for bugs reported against real integrations (Options.Enable;
+// see each constant for the bug it catches):
+//
+//	empty-delta           an empty text or reasoning delta
+//	shared-result-id      one TOOL_CALL_RESULT messageId for several results
+//	reused-result-id      a TOOL_CALL_RESULT messageId equal to another message's id
+//
+// A tool call with no arguments streamed (TOOL_CALL_START then
+// TOOL_CALL_END) has no arguments, which the client reads as {}: it is not
+// args-not-json. A TOOL_CALL_START whose parentMessageId names no earlier
+// message is legal (clients create the assistant message), and a call to a
+// tool the client did not offer is legal too: the tools list says what the
+// client can run, not what the agent may call.
 //
 // # Concurrency
 //

@@ -11,10 +11,17 @@ import (
 // violations must point at real events in order, and the Reference
 // profile's verdict must not depend on the Strict rules.
 func FuzzVerify(f *testing.F) {
+	// Seeds stay small: the fuzzer minimizes every new input it finds, for
+	// up to -fuzzminimizetime (a minute by default), and minimizing takes
+	// time in proportion to the input's size. Seeds of whole generated
+	// streams (10 KB) stalled the fuzzer a minute at a time.
 	for i := range 40 {
 		var b bytes.Buffer
 		for _, e := range genStream(corpusSeed, i) {
 			j, _ := json.Marshal(e)
+			if b.Len()+len(j) > 1024 {
+				break
+			}
 			b.Write(j)
 			b.WriteByte('\n')
 		}
@@ -23,6 +30,9 @@ func FuzzVerify(f *testing.F) {
 	f.Add([]byte(`{"type":"RUN_STARTED","subagentRunId":{}}` + "\n" + `{"type":"TEXT_MESSAGE_START","messageId":[1,null,{}]}`))
 	f.Add([]byte(`{"type":"TOOL_CALL_CHUNK","toolCallId":1e400,"toolCallName":null,"delta":"\ud800"}`))
 	f.Fuzz(func(t *testing.T, data []byte) {
+		if len(data) > maxFuzzInput {
+			return
+		}
 		var evs []Event
 		for _, line := range bytes.Split(data, []byte("\n")) {
 			if e, err := ParseEvent(line); err == nil {
@@ -55,3 +65,7 @@ func FuzzVerify(f *testing.F) {
 		}
 	})
 }
+
+// maxFuzzInput bounds what the fuzz targets look at: larger inputs add no
+// coverage and make minimizing slow.
+const maxFuzzInput = 16 << 10

@@ -182,17 +182,23 @@ func (r *Reader) Next() (Event, error) {
 }
 
 // detect skips a byte order mark and finds the first byte that is not white
-// space without consuming it (except for white space filling the whole
-// buffer, which is counted and dropped).
+// space without consuming it. Whole lines of white space before it are
+// dropped (they are counted); the start of the line it is on is kept, since
+// a line that starts with a space is not an SSE data line. What is decided
+// never depends on how the input's bytes arrive.
 func (r *Reader) detect() error {
 	if b, _ := r.br.Peek(len(bom)); bytes.Equal(b, bom) {
 		r.br.Discard(len(bom))
 	}
+	want := 1
 	for {
-		if _, err := r.br.Peek(1); err != nil {
-			return err
+		b, err := r.br.Peek(want)
+		if len(b) < want && err != nil {
+			if len(b) == 0 || err != io.EOF {
+				return err
+			}
 		}
-		b, _ := r.br.Peek(r.br.Buffered())
+		b, _ = r.br.Peek(r.br.Buffered())
 		i := 0
 		for i < len(b) && isSpace(b[i]) {
 			i++
@@ -208,8 +214,21 @@ func (r *Reader) detect() error {
 			}
 			return nil
 		}
-		r.lines += bytes.Count(b, []byte{'\n'})
-		r.br.Discard(len(b))
+		if err == io.EOF {
+			return io.EOF // nothing but white space
+		}
+		if k := bytes.LastIndexByte(b, '\n'); k >= 0 {
+			r.lines += bytes.Count(b[:k+1], []byte{'\n'})
+			r.br.Discard(k + 1)
+			want = 1
+			continue
+		}
+		if len(b) == r.br.Size() {
+			r.br.Discard(len(b)) // a buffer of blanks without a line break
+			want = 1
+			continue
+		}
+		want = len(b) + 1
 	}
 }
 

@@ -1,0 +1,10 @@
+package recorder
+
+import (
+	"os"
+	"testing"
+
+	"github.com/aguitest/aguitest/internal/fuzzmain"
+)
+
+func TestMain(m *testing.M) { os.Exit(fuzzmain.Run(m)) }
