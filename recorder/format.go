@@ -171,6 +171,9 @@ type End struct {
 	Outcome string `json:"outcome"`
 	// Status is the HTTP status sent to the client (0 in-process).
 	Status int `json:"status,omitempty"`
+	// ContentType is the response's Content-Type as the client got it
+	// ("" in-process, and in recordings made before it was recorded).
+	ContentType string `json:"contentType,omitempty"`
 	// Bytes is the number of response bytes sent to the client.
 	Bytes int64 `json:"bytes"`
 	// Events is the number of events the stream carried.

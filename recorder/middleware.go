@@ -247,6 +247,7 @@ type run struct {
 	bytes    int64
 	dropped  int64
 	status   int
+	ctype    string // the response's Content-Type as the client gets it
 	writeErr bool
 	ctxDone  bool
 	panicked any
@@ -585,7 +586,7 @@ func safeName(s string) string {
 func (rn *run) end() {
 	rn.sse.end(func(data []byte) { rn.event(data, rn.h.cfg.Clock()) })
 	rn.mu.Lock()
-	end := &End{Status: rn.status, Bytes: rn.bytes, Events: rn.events, Dropped: rn.dropped, Limited: rn.limited}
+	end := &End{Status: rn.status, ContentType: rn.ctype, Bytes: rn.bytes, Events: rn.events, Dropped: rn.dropped, Limited: rn.limited}
 	if rn.writeErr {
 		end.Outcome = OutcomeClientGone
 	} else {
@@ -641,6 +642,7 @@ func (w *responseWriter) WriteHeader(code int) {
 		w.wroteHeader = true
 		w.run.mu.Lock()
 		w.run.status = code
+		w.run.ctype = w.ResponseWriter.Header().Get("Content-Type")
 		w.run.mu.Unlock()
 	}
 	w.ResponseWriter.WriteHeader(code)
@@ -650,6 +652,14 @@ func (w *responseWriter) WriteHeader(code int) {
 func (w *responseWriter) Write(p []byte) (int, error) {
 	if !w.wroteHeader {
 		w.WriteHeader(http.StatusOK)
+	}
+	if len(p) > 0 {
+		w.run.mu.Lock()
+		if w.run.ctype == "" && w.ResponseWriter.Header().Get("Content-Encoding") == "" {
+			// net/http sends what it sniffs from the first bytes.
+			w.run.ctype = http.DetectContentType(p)
+		}
+		w.run.mu.Unlock()
 	}
 	n, err := w.ResponseWriter.Write(p)
 	if n > 0 {

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -85,6 +86,12 @@ func readSource(name string, stdin io.Reader, p agui.Profile) (*source, error) {
 		e, err := r.Next()
 		if err == io.EOF {
 			break
+		}
+		var fe *agui.FrameError
+		if errors.As(err, &fe) {
+			// A frame the client cannot read: said, and read on.
+			src.problems = append(src.problems, fe.Error())
+			continue
 		}
 		if err != nil {
 			return nil, err

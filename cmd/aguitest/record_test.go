@@ -201,7 +201,7 @@ func TestVerifyRecording(t *testing.T) {
 
 	code, out, _ := runCmd(t, "", "verify", path)
 	for _, want := range []string{
-		"bad.jsonl:4: run b: event 1 TOOL_CALL_ARGS [toolCallId=c1]: tool-call-not-open",
+		"bad.jsonl:4: run b: event 2 TOOL_CALL_ARGS [toolCallId=c1]: tool-call-not-open",
 		"bad.jsonl:7: recording is truncated",
 		"1 unreadable line, 1 violation in 5 events",
 	} {

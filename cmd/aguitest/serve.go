@@ -30,7 +30,7 @@ Flags:
 Example:
   $ aguitest serve prod-run.jsonl
   http://127.0.0.1:40123/
-  $ curl -sN -X POST http://127.0.0.1:40123/ -d '{}' | aguitest verify -
+  $ curl -sN -H 'Accept: text/event-stream' -X POST http://127.0.0.1:40123/ -d '{}' | aguitest verify -
 
 Exit codes: 0 after a clean shutdown, 2 bad usage or an unreadable recording.
 `

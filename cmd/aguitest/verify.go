@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -14,29 +15,37 @@ import (
 	"github.com/aguitest/aguitest/recorder"
 )
 
-const verifyUsage = `usage: aguitest verify [--profile strict|reference] [--json] FILE|DIR...
+const verifyUsage = `usage: aguitest verify [--profile strict|reference] [--allow RULE,...] [--enable RULE,...] [--json] FILE|DIR...
 
-Checks the event ordering of AG-UI streams. A FILE is a JSON array of
-events, JSON Lines of events, a server-sent event stream, or a recording
-made by aguitest record or the recorder package (detected); "-" reads
-standard input. A DIR stands for its *.jsonl, *.json and *.sse files, sorted.
-Every violation is printed with the file, line, event index, rule, ids and
-message; each run of a recording is verified on its own, and lines of a
-recording that cannot be read (corrupt, cut short) are reported too.
+Checks AG-UI streams as the reference client reads them. A FILE is a
+server-sent event stream (a response body), a JSON array of events, JSON
+Lines of events, or a recording made by aguitest record or the recorder
+package (detected); "-" reads standard input. A DIR stands for its *.jsonl,
+*.json and *.sse files, sorted. Every violation is printed with the file,
+line, event number (from 1), rule, ids and message; each run of a recording
+is verified on its own, with its request's history, HTTP status and
+Content-Type, and lines of a recording that cannot be read (corrupt, cut
+short) are reported too. A stream with no events never conforms.
 
 Profiles:
   strict     (default) the reference rules plus: the stream must end its run,
-             tool results follow the call's end, arguments parse as JSON,
-             no id is reopened within a run
-  reference  exactly what @ag-ui/client 1.0.0's verifier accepts
+             tool results follow the call's end, streamed arguments parse as
+             JSON, no id is reopened within a run
+  reference  what HttpAgent of @ag-ui/client 1.0.0 accepts: its SSE framing,
+             schema checks, chunk expansion and ordering rules
+
+Rules (see the agui package documentation for the list):
+  --allow RULE,...   waive rules, e.g. --allow reopened-id
+  --enable RULE,...  turn on opt-in rules: empty-delta, shared-result-id,
+                     reused-result-id
 
 Example:
   aguitest verify agui/testdata/streams/parallel.sse
   aguitest verify recordings/
-  curl -sN -X POST localhost:8000/agent -d @input.json | aguitest verify -
+  curl -sN -H 'Accept: text/event-stream' -X POST localhost:8000/agent -d @input.json | aguitest verify -
 
-Exit status: 0 every stream conforms, 1 violations found, 2 bad usage or
-unreadable input.
+Exit status: 0 every stream conforms, 1 violations found (an empty or
+unreadable stream included), 2 bad usage or a file that cannot be read.
 `
 
 // fileReport is what verify found in one input, as printed by --json.
@@ -62,6 +71,8 @@ func cmdVerify(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("verify", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
 	profile := fs.String("profile", "strict", "strict or reference")
+	allow := fs.String("allow", "", "rules to waive, comma-separated")
+	enable := fs.String("enable", "", "opt-in rules to turn on, comma-separated")
 	asJSON := fs.Bool("json", false, "print one JSON report per file")
 	if code := parseFlags(fs, args, verifyUsage, stdout, stderr); code >= 0 {
 		return code
@@ -71,6 +82,21 @@ func cmdVerify(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "aguitest verify: %v\n", err)
 		return 2
 	}
+	opt := agui.Options{Profile: p}
+	if opt.Allow, err = agui.ParseRules(*allow); err != nil {
+		fmt.Fprintf(stderr, "aguitest verify: --allow: %v\n", err)
+		return 2
+	}
+	if opt.Enable, err = agui.ParseRules(*enable); err != nil {
+		fmt.Fprintf(stderr, "aguitest verify: --enable: %v\n", err)
+		return 2
+	}
+	for _, r := range opt.Enable {
+		if !r.OptIn() {
+			fmt.Fprintf(stderr, "aguitest verify: --enable: %s is not an opt-in rule; it applies already\n", r)
+			return 2
+		}
+	}
 	if fs.NArg() == 0 {
 		fmt.Fprintf(stderr, "aguitest verify: no input files\n\n%s", verifyUsage)
 		return 2
@@ -78,8 +104,13 @@ func cmdVerify(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	status := 0
 	enc := json.NewEncoder(stdout)
 	enc.SetEscapeHTML(false)
-	for _, name := range expandDirs(fs.Args()) {
-		rep := verifyFile(name, stdin, stderr, p)
+	names, err := expandDirs(fs.Args())
+	if err != nil {
+		fmt.Fprintf(stderr, "aguitest verify: %v\n", err)
+		return 2
+	}
+	for _, name := range names {
+		rep := verifyFile(name, stdin, stderr, opt)
 		switch {
 		case rep.Error != "":
 			status = 2
@@ -113,11 +144,17 @@ func printReport(stdout, stderr io.Writer, rep fileReport, p agui.Profile) {
 		if v.Run != "" {
 			where += ": run " + v.Run
 		}
-		if v.Type == "" {
-			fmt.Fprintf(stdout, "%s: end of stream after %d events: %s: %s\n", where, v.Index, v.Rule, v.Message)
-			continue
+		switch {
+		case v.Type != "":
+			fmt.Fprintf(stdout, "%s: event %d %s%s: %s: %s\n", where, v.Index+1, v.Type, idsOf(v.Violation), v.Rule, v.Message)
+		case v.Rule == agui.RuleHTTPStatus || v.Rule == agui.RuleContentType:
+			fmt.Fprintf(stdout, "%s: response: %s: %s\n", where, v.Rule, v.Message)
+		case v.Line > 0:
+			// A frame that holds no event.
+			fmt.Fprintf(stdout, "%s: %s: %s\n", where, v.Rule, v.Message)
+		default:
+			fmt.Fprintf(stdout, "%s: end of stream after %s: %s: %s\n", where, plural(v.Index, "event"), v.Rule, v.Message)
 		}
-		fmt.Fprintf(stdout, "%s: event %d %s%s: %s: %s\n", where, v.Index, v.Type, idsOf(v.Violation), v.Rule, v.Message)
 	}
 	if rep.Error != "" {
 		fmt.Fprintf(stderr, "aguitest verify: %s\n", rep.Error)
@@ -142,7 +179,7 @@ func idsOf(v agui.Violation) string {
 
 // verifyFile streams one input through the verifier. A large file on a
 // terminal gets a progress bar on stderr.
-func verifyFile(name string, stdin io.Reader, stderr io.Writer, p agui.Profile) fileReport {
+func verifyFile(name string, stdin io.Reader, stderr io.Writer, opt agui.Options) fileReport {
 	rep := fileReport{File: name}
 	var in io.Reader
 	if name == "-" {
@@ -164,15 +201,22 @@ func verifyFile(name string, stdin io.Reader, stderr io.Writer, p agui.Profile) 
 	}
 	br := bufio.NewReaderSize(in, 64<<10)
 	if head, _ := br.Peek(4096); recorder.IsRecording(head) {
-		return verifyRecording(rep, br, p)
+		return verifyRecording(rep, br, opt)
 	}
 	in = br
 	r := agui.NewReader(in, rep.File)
-	v := agui.NewVerifier(agui.Options{Profile: p})
+	v := agui.NewVerifier(opt)
 	for {
 		e, err := r.Next()
 		if err == io.EOF {
 			break
+		}
+		var fe *agui.FrameError
+		if errors.As(err, &fe) {
+			for _, vi := range v.PushFrame(fe) {
+				rep.Violations = append(rep.Violations, violationJSON{Line: fe.Line, Violation: vi})
+			}
+			continue
 		}
 		if err != nil {
 			rep.Error = err.Error()
@@ -202,8 +246,9 @@ func plural(n int, word string) string {
 }
 
 // expandDirs replaces each directory by the stream and recording files in
-// it, sorted.
-func expandDirs(names []string) []string {
+// it, sorted. A directory without any is an error: nothing verified is not
+// a pass.
+func expandDirs(names []string) ([]string, error) {
 	var out []string
 	for _, name := range names {
 		fi, err := os.Stat(name)
@@ -216,15 +261,18 @@ func expandDirs(names []string) []string {
 			m, _ := filepath.Glob(filepath.Join(name, pat))
 			files = append(files, m...)
 		}
+		if len(files) == 0 {
+			return nil, fmt.Errorf("%s: no *.jsonl, *.json or *.sse files to verify", name)
+		}
 		sort.Strings(files)
 		out = append(out, files...)
 	}
-	return out
+	return out, nil
 }
 
 // verifyRecording verifies each run of a recording on its own, streaming:
 // memory holds a verifier per run in progress.
-func verifyRecording(rep fileReport, in io.Reader, p agui.Profile) fileReport {
+func verifyRecording(rep fileReport, in io.Reader, opt agui.Options) fileReport {
 	rep.Format = "recording"
 	r := recorder.NewReader(in, rep.File)
 	verifiers := map[string]*agui.Verifier{}
@@ -252,18 +300,27 @@ func verifyRecording(rep fileReport, in io.Reader, p agui.Profile) fileReport {
 			rep.Problems = append(rep.Problems, err.Error())
 			continue
 		}
+		verifier := func(run string) *agui.Verifier {
+			v, ok := verifiers[run]
+			if !ok {
+				v = agui.NewVerifier(opt)
+				verifiers[run] = v
+				order = append(order, run)
+				rep.Runs++
+			}
+			return v
+		}
 		switch rec.Kind {
 		case recorder.KindRequest:
 			// A reused run id starts a new run.
 			finish(rec.Run)
-		case recorder.KindEvent:
-			v, ok := verifiers[rec.Run]
-			if !ok {
-				v = agui.NewVerifier(agui.Options{Profile: p})
-				verifiers[rec.Run] = v
-				order = append(order, rec.Run)
-				rep.Runs++
+			v := verifier(rec.Run)
+			var in agui.RunAgentInput
+			if rec.Request != nil && len(rec.Request.Input) > 0 && json.Unmarshal(rec.Request.Input, &in) == nil {
+				v.SetInput(in) // calls of the history are known
 			}
+		case recorder.KindEvent:
+			v := verifier(rec.Run)
 			e, err := rec.EventOf()
 			if err != nil {
 				rep.Problems = append(rep.Problems, fmt.Sprintf("%s:%d: run %s: recorded data is not an AG-UI event: %v", rep.File, rec.Line, rec.Run, err))
@@ -274,6 +331,13 @@ func verifyRecording(rep fileReport, in io.Reader, p agui.Profile) fileReport {
 				rep.Violations = append(rep.Violations, violationJSON{Line: rec.Line, Run: rec.Run, Violation: vi})
 			}
 		case recorder.KindEnd:
+			v := verifier(rec.Run)
+			if end := rec.End; end != nil && end.Status != 0 && end.ContentType != "" {
+				// Recorded over HTTP: the response must be an event stream.
+				for _, vi := range v.Response(end.Status, end.ContentType) {
+					rep.Violations = append(rep.Violations, violationJSON{Line: rec.Line, Run: rec.Run, Violation: vi})
+				}
+			}
 			finish(rec.Run)
 		}
 	}

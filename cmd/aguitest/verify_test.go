@@ -56,7 +56,7 @@ func TestVerifyCommand(t *testing.T) {
 			args:     []string{"verify", broken},
 			wantCode: 1,
 			wantOut: []string{
-				"broken.jsonl:2: event 1 TOOL_CALL_ARGS [toolCallId=c1]: tool-call-not-open: Cannot send 'TOOL_CALL_ARGS' event: No active tool call found with ID 'c1'.",
+				"broken.jsonl:2: event 2 TOOL_CALL_ARGS [toolCallId=c1]: tool-call-not-open: Cannot send 'TOOL_CALL_ARGS' event: No active tool call found with ID 'c1'.",
 				"broken.jsonl: 1 violation in 3 events",
 			},
 		},
