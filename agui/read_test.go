@@ -304,3 +304,43 @@ func ExampleReader() {
 	// run.json:3: frame 2: frame-object: Invalid event: the frame is not a JSON object: "42"
 	// run.json:4: RUN_FINISHED (format json)
 }
+
+// TestReaderChunkingIndependent: the same bytes give the same events and
+// errors however the reads are cut (a whole-buffer read once gave 0 events
+// and a byte-by-byte read 1 for the stream below).
+func TestReaderChunkingIndependent(t *testing.T) {
+	for _, in := range []string{
+		"\t\n data: {\"type\":\"RUN_STARTED\",\"threadId\":\"t\",\"runId\":\"r\"}",
+		"\t\ndata: {\"type\":\"RUN_STARTED\",\"threadId\":\"t\",\"runId\":\"r\"}",
+		"   \n\n  {\"type\":\"RUN_STARTED\",\"threadId\":\"t\",\"runId\":\"r\"}\n",
+		" \t [{\"type\":\"RUN_STARTED\",\"threadId\":\"t\",\"runId\":\"r\"}]",
+		strings.Repeat(" ", 70000) + "\ndata: {\"type\":\"RUN_STARTED\",\"threadId\":\"t\",\"runId\":\"r\"}\n\n",
+	} {
+		read := func(r io.Reader) string {
+			rd := NewReader(r, "s")
+			var out []string
+			for {
+				e, err := rd.Next()
+				if err == io.EOF {
+					break
+				}
+				if err != nil {
+					out = append(out, "error: "+err.Error())
+					var fe *FrameError
+					if errors.As(err, &fe) {
+						continue
+					}
+					break
+				}
+				out = append(out, fmt.Sprintf("%d: %s", rd.Line(), e.Type()))
+			}
+			return strings.Join(out, "; ")
+		}
+		whole := read(strings.NewReader(in))
+		bytewise := read(iotest.OneByteReader(strings.NewReader(in)))
+		halves := read(iotest.HalfReader(strings.NewReader(in)))
+		if whole != bytewise || whole != halves {
+			t.Errorf("%.40q: whole %q, byte by byte %q, halves %q", in, whole, bytewise, halves)
+		}
+	}
+}
