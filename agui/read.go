@@ -204,7 +204,13 @@ func (r *Reader) detect() error {
 			i++
 		}
 		if i < len(b) {
-			switch b[i] {
+			c := b[i]
+			if k := bytes.LastIndexByte(b[:i], '\n'); k >= 0 {
+				// Drop the lines of white space; keep the start of this one.
+				r.lines += bytes.Count(b[:k+1], []byte{'\n'})
+				r.br.Discard(k + 1)
+			}
+			switch c {
 			case '[':
 				r.format = FormatJSON
 			case '{':
