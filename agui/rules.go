@@ -79,7 +79,7 @@ const (
 	RuleResultUnknownCall  Rule = "result-unknown-call"  // TOOL_CALL_RESULT for a call not started in the run nor in its input history
 	RuleDuplicateResult    Rule = "duplicate-result"     // a second TOOL_CALL_RESULT for one call in a run
 	RuleArgsNotJSON        Rule = "args-not-json"        // streamed TOOL_CALL_ARGS that are not one JSON value at TOOL_CALL_END
-	RuleReopenedID         Rule = "reopened-id"          // a message, reasoning message or call id opened again after its END in one run
+	RuleReopenedID         Rule = "reopened-id"          // a message, reasoning message or call id opened again after its END in one run (text continued by chunks aside)
 )
 
 // Opt-in rules, enabled by name with Options.Enable in any profile. Each

@@ -166,7 +166,9 @@ type Verifier struct {
 	compat  compat
 	checker checker
 	quiet   bool // the current event broke its schema: its ordering is followed, not reported
-	input   *RunAgentInput
+	// expanding says the event checked was synthesized by chunk expansion.
+	expanding bool
+	input     *RunAgentInput
 
 	violations []Violation
 	expander   Expander
@@ -297,8 +299,10 @@ func (v *Verifier) stage(e *Event) {
 	out, err := v.expander.push(e, v.expanded[:0])
 	v.expanded = out
 	for i := range out {
+		v.expanding = out[i].raw == nil || &out[i].raw[0] != &e.raw[0] // synthesized from a chunk
 		v.check(e, &out[i])
 	}
+	v.expanding = false
 	if err != nil {
 		v.report(e, RuleChunk, err.Error(), "")
 	}

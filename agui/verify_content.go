@@ -17,7 +17,10 @@ func (v *Verifier) textStart(e *Event, tag []byte, report fail) {
 			return
 		}
 	}
-	if v.opt.Profile == Strict && v.closedMessages[string(id)] {
+	// A text chunk continuing a message after something else closed it is
+	// how chunks work (the producer cannot know where the message ends),
+	// and the client joins the parts: only an explicit reopen is reported.
+	if v.opt.Profile == Strict && v.closedMessages[string(id)] && !v.expanding {
 		report(RuleReopenedID, fmt.Sprintf("text message '%s' is opened again after its TEXT_MESSAGE_END in the same run; clients merge both into one message", keyText(string(id))))
 	}
 	v.insert(v.activeMessages, id)
@@ -81,7 +84,7 @@ func (v *Verifier) reasoningStart(e *Event, tag []byte, report fail) {
 			return
 		}
 	}
-	if v.opt.Profile == Strict && !span && v.closedReasoningMsg[string(id)] {
+	if v.opt.Profile == Strict && !span && v.closedReasoningMsg[string(id)] && !v.expanding {
 		report(RuleReopenedID, fmt.Sprintf("reasoning message '%s' is opened again after its REASONING_MESSAGE_END in the same run", keyText(string(id))))
 	}
 	v.insert(open, id)

@@ -289,3 +289,38 @@ func TestRulesDocumented(t *testing.T) {
 		}
 	}
 }
+
+// TestChunksContinueText: a framework that streams text as
+// TEXT_MESSAGE_CHUNK under one id between tool-call chunks (Mastra through
+// @ag-ui/mastra does) makes one message for the client; chunk expansion
+// closes and reopens it, which is not reopened-id. An explicit reopen is,
+// and so is a call continued after its end (its arguments would run into
+// one call).
+func TestChunksContinueText(t *testing.T) {
+	mastra := events(t, runStarted,
+		`{"type":"TEXT_MESSAGE_CHUNK","messageId":"m1","role":"assistant","delta":"Let me "}`,
+		`{"type":"TOOL_CALL_CHUNK","toolCallId":"c1","toolCallName":"weather","parentMessageId":"m1","delta":"{\"city\":\"Seoul\"}"}`,
+		`{"type":"TEXT_MESSAGE_CHUNK","messageId":"m1","delta":"check."}`,
+		`{"type":"TOOL_CALL_CHUNK","toolCallId":"c2","toolCallName":"weather","parentMessageId":"m1","delta":"{}"}`,
+		`{"type":"TEXT_MESSAGE_CHUNK","messageId":"m1","delta":" Done."}`,
+		runFinished)
+	if got := Verify(mastra, Options{}); len(got) != 0 {
+		t.Errorf("chunked text between calls: %v", got)
+	}
+	explicit := events(t, runStarted,
+		`{"type":"TEXT_MESSAGE_START","messageId":"m1"}`, `{"type":"TEXT_MESSAGE_END","messageId":"m1"}`,
+		`{"type":"TEXT_MESSAGE_CHUNK","messageId":"m1","delta":"x"}`,
+		`{"type":"TOOL_CALL_CHUNK","toolCallId":"c1","toolCallName":"w","delta":"{"}`,
+		`{"type":"TEXT_MESSAGE_CHUNK","messageId":"m2","delta":"y"}`,
+		`{"type":"TOOL_CALL_CHUNK","toolCallId":"c1","toolCallName":"w","delta":"}"}`,
+		`{"type":"TEXT_MESSAGE_START","messageId":"m2"}`,
+		runFinished)
+	got := briefs(Verify(explicit, Options{}))
+	// The chunk text m1 after an explicit END (event 4) continues it
+	// quietly; the call c1 continued after its END (event 6) and the
+	// explicit reopen of m2 (event 7) are reported.
+	want := []brief{{5, "args-not-json"}, {6, "reopened-id"}, {7, "args-not-json"}, {7, "reopened-id"}, {8, "run-finished-open"}}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("(-want +got):\n%s\n%v", diff, Verify(explicit, Options{}))
+	}
+}
