@@ -280,15 +280,17 @@ func (v *Verifier) stage(e *Event) {
 		if !e.typ.Known() {
 			return // the client drops event types it does not know
 		}
-		s := eventSchemas[e.typ]
-		v.checker.checkEvent(e.raw, s)
-		if issues := v.checker.issues; len(issues) > 0 {
-			v.report(e, RuleSchema, schemaText(e.typ, issues), issues[0].path)
-			v.quiet = true
-		}
-		if sp, _, err := scanValue(e.raw, 0); err == nil && needsStrip(e.raw, sp, s) {
-			if t, err := ParseEvent(appendStripped(nil, e.raw, sp, s)); err == nil {
-				e = &t
+		if !fastValid(e) {
+			s := eventSchemas[e.typ]
+			v.checker.checkEvent(e.raw, s)
+			if issues := v.checker.issues; len(issues) > 0 {
+				v.report(e, RuleSchema, schemaText(e.typ, issues), issues[0].path)
+				v.quiet = true
+			}
+			if sp, _, err := scanValue(e.raw, 0); err == nil && needsStrip(e.raw, sp, s) {
+				if t, err := ParseEvent(appendStripped(nil, e.raw, sp, s)); err == nil {
+					e = &t
+				}
 			}
 		}
 	}

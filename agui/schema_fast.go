@@ -1,0 +1,182 @@
+package agui
+
+import "sync"
+
+// The fast path of the schema stage: most events are flat (strings, an
+// optional timestamp, opaque metadata), and one pass over their members
+// tells that they are valid and need no stripping. Anything else — a
+// member the fast path cannot judge alone, a missing field, a wrong kind —
+// goes to the full checker, which finds the same answer with the
+// validator's messages in the validator's order.
+
+type fastKind uint8
+
+const (
+	fastAny       fastKind = iota // anything
+	fastNotNull                   // anything but null
+	fastString                    // a string
+	fastObject                    // an object (metadata, activity content)
+	fastSafeInt                   // a safe integer (timestamps)
+	fastBool                      // true or false
+	fastEnum                      // one of values (a literal is an enum of one)
+	fastStringOr                  // a string, or something only the full checker can tell
+	fastDeep                      // only the full checker can tell
+)
+
+type fastField struct {
+	name     string
+	kind     fastKind
+	optional bool
+	values   []string
+}
+
+type fastTable struct {
+	fields   []fastField
+	required uint64 // bit i: fields[i] is required
+	open     bool
+}
+
+var (
+	fastOnce   sync.Once
+	fastTables [cSubagentError + 1]*fastTable // by type code
+)
+
+func fastTableOf(c typeCode) *fastTable {
+	fastOnce.Do(func() {
+		for t, s := range eventSchemas {
+			fastTables[codeOf(t)] = newFastTable(s)
+		}
+	})
+	if int(c) >= len(fastTables) {
+		return nil
+	}
+	return fastTables[c]
+}
+
+// find returns the position of the field named key, or -1.
+func (ft *fastTable) find(key []byte) int {
+	for i := range ft.fields {
+		if ft.fields[i].name == string(key) {
+			return i
+		}
+	}
+	return -1
+}
+
+func newFastTable(s *schema) *fastTable {
+	ft := &fastTable{open: s.open}
+	for i, f := range s.fields {
+		k := fastDeep
+		switch f.s.kind {
+		case sAny:
+			k = fastAny
+		case sAnyNotNull:
+			k = fastNotNull
+		case sAnyPresent:
+			k = fastAny
+		case sString:
+			k = fastString
+		case sRecordAny:
+			k = fastObject
+		case sInt:
+			if f.s.min == minSafeInt && f.s.max == maxSafeInt {
+				k = fastSafeInt
+			}
+		case sBool:
+			k = fastBool
+		case sLiteral, sEnum:
+			k = fastEnum
+			if f.name == "type" {
+				k = fastAny // the schema was chosen by this very value
+			}
+		case sUnion:
+			for _, o := range f.s.options {
+				if o.kind == sString {
+					k = fastStringOr
+				}
+			}
+		}
+		if f.s.nullable {
+			k = fastDeep
+		}
+		ft.fields = append(ft.fields, fastField{name: f.name, kind: k, optional: f.optional, values: f.s.values})
+		if !f.optional && i < 64 {
+			ft.required |= 1 << i
+		}
+	}
+	return ft
+}
+
+// fastValid reports whether the event is valid and needs no stripping, as
+// far as one pass can tell. false means "ask the full checker".
+func fastValid(e *Event) bool {
+	ft := fastTableOf(e.code)
+	if ft == nil || len(ft.fields) > 64 {
+		return false
+	}
+	var seen uint64
+	ok := true
+	_ = eachMember(e.raw, func(key []byte, escaped bool, v span) bool {
+		if escaped {
+			ok = false
+			return false
+		}
+		i := ft.find(key[1 : len(key)-1])
+		if i < 0 {
+			ok = ft.open
+			return ok
+		}
+		if seen&(1<<i) != 0 {
+			ok = false // a repeated key: the full checker knows which one counts
+			return false
+		}
+		seen |= 1 << i
+		switch ft.fields[i].kind {
+		case fastAny:
+		case fastNotNull:
+			ok = v.kind != kindNull
+		case fastString:
+			ok = v.kind == kindString
+		case fastObject:
+			ok = v.kind == kindObject
+		case fastBool:
+			ok = v.kind == kindBool
+		case fastSafeInt:
+			ok = v.kind == kindNumber && isSafeIntText(e.raw[v.start:v.end])
+		case fastStringOr:
+			ok = v.kind == kindString
+		case fastEnum:
+			ok = false
+			if v.kind == kindString && !v.escaped {
+				for _, want := range ft.fields[i].values {
+					if string(e.raw[v.start+1:v.end-1]) == want {
+						ok = true
+						break
+					}
+				}
+			}
+		default:
+			ok = false
+		}
+		return ok
+	})
+	return ok && seen&ft.required == ft.required
+}
+
+// isSafeIntText reports whether a JSON number is written as an integer of
+// at most 15 digits: certainly a safe integer. Other numbers go to the full
+// checker.
+func isSafeIntText(b []byte) bool {
+	if len(b) > 0 && b[0] == '-' {
+		b = b[1:]
+	}
+	if len(b) == 0 || len(b) > 15 {
+		return false
+	}
+	for _, c := range b {
+		if c < '0' || c > '9' {
+			return false
+		}
+	}
+	return true
+}
