@@ -20,7 +20,11 @@ type Event struct {
 	raw  []byte
 	typ  EventType
 	code typeCode
-	f    [nIndexed]span
+	// other says a member is not in the index (or its key is escaped, or
+	// an indexed key repeats): the index alone does not tell the event's
+	// shape.
+	other bool
+	f     [nIndexed]span
 }
 
 // The top-level fields indexed when an event is parsed. Others are found on
@@ -35,6 +39,9 @@ const (
 	fStepName
 	fDelta
 	fSubagentRunID
+	fTimestamp
+	fRole
+	fToolCallName
 	nIndexed
 )
 
@@ -54,6 +61,12 @@ func indexOf(key []byte) int {
 		return fDelta
 	case "subagentRunId":
 		return fSubagentRunID
+	case "timestamp":
+		return fTimestamp
+	case "role":
+		return fRole
+	case "toolCallName":
+		return fToolCallName
 	}
 	return -1
 }
@@ -121,8 +134,16 @@ func (e *Event) parse(data []byte) error {
 			if err != nil {
 				return err
 			}
-			if f := indexOf(key); f >= 0 {
+			if f := indexOf(key); f >= 0 && !esc {
+				if e.f[f].kind != kindAbsent {
+					e.other = true // a repeated key
+				}
 				e.f[f] = v // the last duplicate wins, as with JSON.parse
+			} else {
+				e.other = true
+				if f >= 0 {
+					e.f[f] = v
+				}
 			}
 			i = skipSpace(data, next)
 			if i >= len(data) {

@@ -34,6 +34,11 @@ type fastTable struct {
 	fields   []fastField
 	required uint64 // bit i: fields[i] is required
 	open     bool
+	// For events whose members are all indexed (Event.other unset): the
+	// slot of each field in Event.f (-1 when not indexed), and the slots
+	// the schema knows.
+	slots   []int
+	allowed uint16
 }
 
 var (
@@ -100,6 +105,11 @@ func newFastTable(s *schema) *fastTable {
 			k = fastDeep
 		}
 		ft.fields = append(ft.fields, fastField{name: f.name, kind: k, optional: f.optional, values: f.s.values})
+		slot := indexOf([]byte(f.name))
+		ft.slots = append(ft.slots, slot)
+		if slot >= 0 {
+			ft.allowed |= 1 << slot
+		}
 		if !f.optional && i < 64 {
 			ft.required |= 1 << i
 		}
@@ -113,6 +123,9 @@ func fastValid(e *Event) bool {
 	ft := fastTableOf(e.code)
 	if ft == nil || len(ft.fields) > 64 {
 		return false
+	}
+	if !e.other {
+		return fastIndexed(e, ft)
 	}
 	var seen uint64
 	ok := true
@@ -131,36 +144,70 @@ func fastValid(e *Event) bool {
 			return false
 		}
 		seen |= 1 << i
-		switch ft.fields[i].kind {
-		case fastAny:
-		case fastNotNull:
-			ok = v.kind != kindNull
-		case fastString:
-			ok = v.kind == kindString
-		case fastObject:
-			ok = v.kind == kindObject
-		case fastBool:
-			ok = v.kind == kindBool
-		case fastSafeInt:
-			ok = v.kind == kindNumber && isSafeIntText(e.raw[v.start:v.end])
-		case fastStringOr:
-			ok = v.kind == kindString
-		case fastEnum:
-			ok = false
-			if v.kind == kindString && !v.escaped {
-				for _, want := range ft.fields[i].values {
-					if string(e.raw[v.start+1:v.end-1]) == want {
-						ok = true
-						break
-					}
-				}
-			}
-		default:
-			ok = false
-		}
+		ok = fastKindOK(e, &ft.fields[i], v)
 		return ok
 	})
 	return ok && seen&ft.required == ft.required
+}
+
+// fastIndexed is fastValid for an event whose members are all indexed: no
+// pass over its bytes is needed.
+func fastIndexed(e *Event, ft *fastTable) bool {
+	var present uint16
+	for i := range e.f {
+		if e.f[i].kind != kindAbsent {
+			present |= 1 << i
+		}
+	}
+	if present&^ft.allowed != 0 && !ft.open {
+		return false // a member the schema does not know: it is stripped
+	}
+	for i := range ft.fields {
+		slot := ft.slots[i]
+		if slot < 0 {
+			if !ft.fields[i].optional {
+				return false // required and absent
+			}
+			continue
+		}
+		v := e.f[slot]
+		if v.kind == kindAbsent {
+			if !ft.fields[i].optional {
+				return false
+			}
+			continue
+		}
+		if !fastKindOK(e, &ft.fields[i], v) {
+			return false
+		}
+	}
+	return true
+}
+
+func fastKindOK(e *Event, f *fastField, v span) bool {
+	switch f.kind {
+	case fastAny:
+		return true
+	case fastNotNull:
+		return v.kind != kindNull
+	case fastString, fastStringOr:
+		return v.kind == kindString
+	case fastObject:
+		return v.kind == kindObject
+	case fastBool:
+		return v.kind == kindBool
+	case fastSafeInt:
+		return v.kind == kindNumber && isSafeIntText(e.raw[v.start:v.end])
+	case fastEnum:
+		if v.kind == kindString && !v.escaped {
+			for _, want := range f.values {
+				if string(e.raw[v.start+1:v.end-1]) == want {
+					return true
+				}
+			}
+		}
+	}
+	return false
 }
 
 // isSafeIntText reports whether a JSON number is written as an integer of
