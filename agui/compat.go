@@ -124,7 +124,12 @@ func (b *compat) needed(e *Event) bool {
 	case MessagesSnapshot, RunStarted:
 		return bytes.Contains(e.raw, []byte("null")) || bytes.Contains(e.raw, []byte(`"binary"`))
 	}
-	return bytes.Contains(e.raw, []byte("null"))
+	if e.f[fParentMessageID].kind == kindNull {
+		return true
+	}
+	// rawEvent, result and outcome are not indexed: an event whose members
+	// all are has none of them.
+	return e.other && bytes.Contains(e.raw, []byte("null"))
 }
 
 // rawMember is a top-level member with its key unescaped.
