@@ -12,15 +12,15 @@ import "sync"
 type fastKind uint8
 
 const (
-	fastAny       fastKind = iota // anything
-	fastNotNull                   // anything but null
-	fastString                    // a string
-	fastObject                    // an object (metadata, activity content)
-	fastSafeInt                   // a safe integer (timestamps)
-	fastBool                      // true or false
-	fastEnum                      // one of values (a literal is an enum of one)
-	fastStringOr                  // a string, or something only the full checker can tell
-	fastDeep                      // only the full checker can tell
+	fastAny      fastKind = iota // anything
+	fastNotNull                  // anything but null
+	fastString                   // a string
+	fastObject                   // an object (metadata, activity content)
+	fastSafeInt                  // a safe integer (timestamps)
+	fastBool                     // true or false
+	fastEnum                     // one of values (a literal is an enum of one)
+	fastStringOr                 // a string, or something only the full checker can tell
+	fastDeep                     // only the full checker can tell
 )
 
 type fastField struct {
