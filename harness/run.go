@@ -83,15 +83,22 @@ func User(text string) Input {
 	return Input{Messages: []agui.Message{agui.UserMessage("user-1", text)}}
 }
 
-// Tool is a frontend tool: declared to the agent and run by the harness.
+// Tool is a frontend tool: declared to the agent in the input's tools, and
+// run by the harness, as a client runs it, when a run ends with a call to
+// it that got no TOOL_CALL_RESULT.
 type Tool struct {
 	Name        string
 	Description string
 	// Parameters is the JSON Schema of the arguments.
 	Parameters json.RawMessage
-	// Run executes a call. Its result is sent back as a tool message's
-	// content; an error becomes the tool message's error.
-	Run func(args json.RawMessage) (string, error)
+	// Run executes a call. ctx is the case's: it is cancelled when the
+	// case ends. args are the call's TOOL_CALL_ARGS deltas joined, or {}
+	// when none were streamed, as the reference client hands a call to a
+	// frontend tool; the assistant message posted back keeps the call's
+	// arguments as streamed, as the reference client does. The result is
+	// sent back as a tool message's content; an error becomes the tool
+	// message's error.
+	Run func(ctx context.Context, args json.RawMessage) (string, error)
 }
 
 // Result is what a case produced, as a check sees it.
@@ -204,6 +211,8 @@ func (o Options) Run(t *testing.T, agent Agent, cases []Case) {
 // call it directly from a benchmark or a driver of your own. It returns nil
 // when the agent could not be started (the failure is reported on t).
 func (o Options) RunCase(t testing.TB, agent Agent, c Case) *Result {
+	ctx, cancel := context.WithCancel(t.Context())
+	defer cancel()
 	srv := scripted.NewServer(c.Script)
 	defer srv.Close()
 	env := Env{BaseURL: srv.URL, APIKey: "aguitest", Model: srv.Model(), Case: c.Name}
@@ -230,7 +239,7 @@ func (o Options) RunCase(t testing.TB, agent Agent, c Case) *Result {
 			}()
 		}
 	}
-	res := execute(t, o, c, r, rec)
+	res := execute(ctx, t, o, c, r, rec)
 
 	if err := srv.Check(); err != nil {
 		t.Errorf("scripted LLM: %v", err)
@@ -267,7 +276,7 @@ func goldenName(name string) string {
 }
 
 // execute runs the conversation of a case and reports what goes wrong.
-func execute(t testing.TB, o Options, c Case, r runner, rec *recorder.Writer) *Result {
+func execute(ctx context.Context, t testing.TB, o Options, c Case, r runner, rec *recorder.Writer) *Result {
 	maxRuns := c.MaxRuns
 	if maxRuns == 0 {
 		maxRuns = 10
@@ -306,7 +315,7 @@ func execute(t testing.TB, o Options, c Case, r runner, rec *recorder.Writer) *R
 		if input.RunID == "" || n > 1 {
 			input.RunID = fmt.Sprintf("run-%d", n)
 		}
-		run := runOnce(t, n, input, c.Profile, r, conv, timeout, rec)
+		run := runOnce(ctx, t, n, input, c.Profile, r, conv, timeout, rec)
 		res.Runs = append(res.Runs, run)
 		if run.Err != nil {
 			t.Errorf("run %d: %v", n, run.Err)
@@ -321,7 +330,7 @@ func execute(t testing.TB, o Options, c Case, r runner, rec *recorder.Writer) *R
 			followUps = followUps[1:]
 		}
 		for _, call := range pending {
-			content, err := tools[call.name].Run(json.RawMessage(call.args))
+			content, err := tools[call.name].Run(ctx, call.arguments())
 			msg := agui.ToolMessage(call.id+"-result", call.id, content)
 			if err != nil {
 				msg.Error = err.Error()
@@ -347,7 +356,7 @@ func execute(t testing.TB, o Options, c Case, r runner, rec *recorder.Writer) *R
 }
 
 // runOnce posts one run and verifies its stream as it arrives.
-func runOnce(t testing.TB, n int, input agui.RunAgentInput, p agui.Profile, r runner, conv *conversation, timeout time.Duration, rec *recorder.Writer) RunResult {
+func runOnce(ctx context.Context, t testing.TB, n int, input agui.RunAgentInput, p agui.Profile, r runner, conv *conversation, timeout time.Duration, rec *recorder.Writer) RunResult {
 	run := RunResult{Input: input}
 	var sink *recorder.Sink
 	if rec != nil {
@@ -363,7 +372,7 @@ func runOnce(t testing.TB, n int, input agui.RunAgentInput, p agui.Profile, r ru
 	}
 	v := agui.NewVerifier(agui.Options{Profile: p})
 	var x agui.Expander
-	ctx, cancel := context.WithTimeout(context.Background(), timeout)
+	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	var mu sync.Mutex // a Func agent may emit from its own goroutines
 	done := false
@@ -426,6 +435,15 @@ func describe(v agui.Violation, line int) string {
 type pendingCall struct{ id, name, args string }
 
 func (p pendingCall) String() string { return p.name + "(" + p.id + ")" }
+
+// arguments are what a frontend tool gets: the streamed arguments, or {}
+// when there are none (the reference client parses "" as no arguments).
+func (p pendingCall) arguments() json.RawMessage {
+	if strings.TrimSpace(p.args) == "" {
+		return json.RawMessage("{}")
+	}
+	return json.RawMessage(p.args)
+}
 
 // pendingCalls returns the calls of a run to offered frontend tools that
 // ended without a TOOL_CALL_RESULT, in the order they started.

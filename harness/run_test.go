@@ -29,7 +29,7 @@ var locationTool = harness.Tool{
 	Name:        "get_user_location",
 	Description: "Where the user is.",
 	Parameters:  json.RawMessage(`{"type":"object","properties":{}}`),
-	Run: func(args json.RawMessage) (string, error) {
+	Run: func(_ context.Context, args json.RawMessage) (string, error) {
 		return `{"city":"Seoul"}`, nil
 	},
 }
@@ -38,7 +38,7 @@ var sensorsTool = harness.Tool{
 	Name:        "read_climate_sensors",
 	Description: "Temperature and humidity of a room.",
 	Parameters:  json.RawMessage(`{"type":"object","properties":{"room":{"type":"string"}}}`),
-	Run: func(args json.RawMessage) (string, error) {
+	Run: func(_ context.Context, args json.RawMessage) (string, error) {
 		return `{"tempC":21,"humidity":0.4}`, nil
 	},
 }

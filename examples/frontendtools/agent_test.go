@@ -30,7 +30,7 @@ func (c *client) tools() []harness.Tool {
 			Name:        "get_user_location",
 			Description: "Get the user's current GPS location.",
 			Parameters:  json.RawMessage(`{"type":"object","properties":{}}`),
-			Run: func(json.RawMessage) (string, error) {
+			Run: func(context.Context, json.RawMessage) (string, error) {
 				c.ran = append(c.ran, "get_user_location")
 				return `{"latitude":52.3676,"longitude":4.9041,"accuracy":10.0,"city":"Amsterdam"}`, nil
 			},
@@ -41,7 +41,7 @@ func (c *client) tools() []harness.Tool {
 			Parameters: json.RawMessage(`{"type":"object","properties":{` +
 				`"include_temperature":{"type":"boolean","default":true},` +
 				`"include_humidity":{"type":"boolean","default":true}}}`),
-			Run: func(args json.RawMessage) (string, error) {
+			Run: func(_ context.Context, args json.RawMessage) (string, error) {
 				c.ran = append(c.ran, "read_climate_sensors")
 				a := struct {
 					Temperature *bool `json:"include_temperature"`
@@ -69,7 +69,7 @@ func (c *client) tools() []harness.Tool {
 			Name:        "change_background_color",
 			Description: "Change the console background color.",
 			Parameters:  json.RawMessage(`{"type":"object","properties":{"color":{"type":"string","description":"Color name"}}}`),
-			Run: func(args json.RawMessage) (string, error) {
+			Run: func(_ context.Context, args json.RawMessage) (string, error) {
 				c.ran = append(c.ran, "change_background_color")
 				a := struct {
 					Color string `json:"color"`

@@ -61,7 +61,7 @@ var tools = []harness.Tool{
 		Name:        "get_weather",
 		Description: "The weather in a city.",
 		Parameters:  json.RawMessage(`{"type":"object","properties":{"city":{"type":"string"},"note":{"type":"string"}}}`),
-		Run: func(args json.RawMessage) (string, error) {
+		Run: func(_ context.Context, args json.RawMessage) (string, error) {
 			var a struct{ City string }
 			if err := json.Unmarshal(args, &a); err != nil {
 				return "", err
@@ -73,7 +73,7 @@ var tools = []harness.Tool{
 		Name:        "convert_currency",
 		Description: "Convert an amount between currencies.",
 		Parameters:  json.RawMessage(`{"type":"object"}`),
-		Run: func(args json.RawMessage) (string, error) {
+		Run: func(_ context.Context, args json.RawMessage) (string, error) {
 			var a struct{ Amount float64 }
 			if err := json.Unmarshal(args, &a); err != nil {
 				return "", err

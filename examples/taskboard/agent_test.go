@@ -1,6 +1,7 @@
 package taskboard_test
 
 import (
+	"context"
 	"encoding/json"
 	"net/http"
 	"strings"
@@ -31,7 +32,7 @@ func boardTools(names ...string) []harness.Tool {
 			Name:        n,
 			Description: "Changes the task board.",
 			Parameters:  json.RawMessage(`{"type":"object"}`),
-			Run: func(json.RawMessage) (string, error) {
+			Run: func(context.Context, json.RawMessage) (string, error) {
 				return "", errAnsweredByAgent
 			},
 		})

@@ -1,6 +1,7 @@
 package tsagent
 
 import (
+	"context"
 	"encoding/json"
 	"os"
 	"os/exec"
@@ -39,7 +40,7 @@ var weatherTool = harness.Tool{
 	Name:        "get_weather",
 	Description: "The weather in a city, read on the user's device.",
 	Parameters:  json.RawMessage(`{"type":"object","properties":{"city":{"type":"string"}},"required":["city"]}`),
-	Run: func(args json.RawMessage) (string, error) {
+	Run: func(_ context.Context, args json.RawMessage) (string, error) {
 		var a struct{ City string }
 		if err := json.Unmarshal(args, &a); err != nil {
 			return "", err
