@@ -43,7 +43,7 @@ type Case struct {
 	Script scripted.Script
 	// Tools are the frontend tools: declared to the agent in the input's
 	// tools and run by the harness, as a client would, when a run ends with
-	// calls to them that got no TOOL_CALL_RESULT.
+	// calls to them that got no TOOL_CALL_RESULT. Each must have a Run.
 	Tools []Tool
 	// Golden selects the golden file kept for the case (Merged by default).
 	Golden Golden
@@ -98,6 +98,10 @@ type Tool struct {
 	// arguments as streamed, as the reference client does. The result is
 	// sent back as a tool message's content; an error becomes the tool
 	// message's error.
+	//
+	// Run is required: a case with a Tool without Run fails at its start.
+	// For a tool the agent must answer itself, return an error: if the
+	// agent ever leaves the call to the client, the error reaches it.
 	Run func(ctx context.Context, args json.RawMessage) (string, error)
 }
 
@@ -209,8 +213,13 @@ func (o Options) Run(t *testing.T, agent Agent, cases []Case) {
 // RunCase runs one case in t, without a subtest of its own, and returns
 // its result; the case's Check is not called. Run uses it for each case;
 // call it directly from a benchmark or a driver of your own. It returns nil
-// when the agent could not be started (the failure is reported on t).
+// when the case cannot run (a Tool without Run) or the agent could not be
+// started; the failure is reported on t.
 func (o Options) RunCase(t testing.TB, agent Agent, c Case) *Result {
+	if err := c.validate(); err != nil {
+		t.Error(err)
+		return nil
+	}
 	ctx, cancel := context.WithCancel(t.Context())
 	defer cancel()
 	srv := scripted.NewServer(c.Script)
@@ -262,6 +271,19 @@ func (o Options) RunCase(t testing.TB, agent Agent, c Case) *Result {
 		}
 	}
 	return res
+}
+
+// validate reports what makes a case impossible to run, before it starts.
+func (c *Case) validate() error {
+	var errs []error
+	for _, tool := range c.Tools {
+		if tool.Run == nil {
+			errs = append(errs, fmt.Errorf("harness: case %q: tool %q has no Run; "+
+				"the harness runs a frontend tool when the agent leaves a call to the client: "+
+				"set Tool.Run (to a func returning an error if the agent must answer the call itself)", c.Name, tool.Name))
+		}
+	}
+	return errors.Join(errs...)
 }
 
 // goldenName makes a case name safe as a file name.

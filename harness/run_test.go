@@ -219,6 +219,10 @@ func TestFailureReports(t *testing.T) {
 		}},
 		{"UnusedTurn", []string{"scripted LLM:", "turn 1", "unused"}},
 		{"MissingGolden", []string{"golden file missing", "-update"}},
+		{"ToolWithoutRun", []string{
+			`case "location": tool "get_user_location" has no Run`,
+			"--- PASS: TestChildScenario/ToolWithoutRun/fine",
+		}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -230,6 +234,7 @@ func TestFailureReports(t *testing.T) {
 			if err == nil {
 				t.Fatalf("the scenario passed; want it to fail. Output:\n%s", out.String())
 			}
+			assert.NotContains(t, out.String(), "panic:")
 			for _, w := range tt.want {
 				if !strings.Contains(strings.ToLower(out.String()), strings.ToLower(w)) {
 					t.Errorf("output lacks %q:\n%s", w, out.String())
@@ -267,6 +272,15 @@ func TestChildScenario(t *testing.T) {
 		harness.Options{Dir: dir}.Run(t, harness.Func(chatAgent(false)), []harness.Case{{
 			Name: "nogolden", Input: harness.User("hi"),
 			Script: scripted.Script{Turns: []scripted.Turn{{Text: "one"}}},
+		}})
+	})
+	t.Run("ToolWithoutRun", func(t *testing.T) {
+		harness.Options{Dir: dir}.Run(t, harness.Func(locationAgent), []harness.Case{{
+			Name: "location", Input: harness.User("Where am I?"), Golden: harness.NoGolden, Profile: agui.Reference,
+			Tools: []harness.Tool{{Name: "get_user_location"}},
+		}, {
+			Name: "fine", Input: harness.User("Where am I?"), Golden: harness.NoGolden, Profile: agui.Reference,
+			Tools: []harness.Tool{locationTool},
 		}})
 	})
 	fmt.Println("scenario", scenario, "done")
