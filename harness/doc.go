@@ -44,7 +44,14 @@
 // case goes on where later checks still mean something: verifier
 // violations, scripted turns left unused, unexpected model requests, failed
 // request expectations, golden mismatches (event by event, -want +got).
-// Only an agent that cannot be started stops a case at once.
+// A case that cannot run (a [Tool] without Run) or an agent that cannot be
+// started stops a case at once.
+//
+// A run that the agent ends with RUN_ERROR fails the case unless the case
+// expects it ([Case].WantError). Its message and code are reported first,
+// before the turns it left unused and the golden it changed, since they
+// are the cause; so is a request that failed. The rest follows in the
+// order found.
 //
 // # Concurrency
 //

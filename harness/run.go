@@ -52,6 +52,13 @@ type Case struct {
 	// Profile is the verifier profile every run is checked with (Strict
 	// by default).
 	Profile agui.Profile
+	// WantError, when set, says the agent must end a run of the case with
+	// RUN_ERROR, as WantError describes: an error the test expects (the
+	// provider failed, a call was refused). Without it, a run that ends
+	// with RUN_ERROR fails the case, and its message and code are reported
+	// first, as the cause of what follows (turns left unused, a golden
+	// that differs).
+	WantError *WantError
 	// Check runs extra checks over the result.
 	Check func(t *testing.T, r *Result)
 	// MaxRuns bounds the runs of the case (frontend tool round trips and
@@ -213,11 +220,20 @@ func (o Options) Run(t *testing.T, agent Agent, cases []Case) {
 // RunCase runs one case in t, without a subtest of its own, and returns
 // its result; the case's Check is not called. Run uses it for each case;
 // call it directly from a benchmark or a driver of your own. It returns nil
-// when the case cannot run (a Tool without Run) or the agent could not be
-// started; the failure is reported on t.
+// when the case cannot run (a Tool without Run, a WantError whose Message
+// is not a regular expression) or the agent could not be started; the
+// failure is reported on t.
+//
+// Failures are reported when the case is over, on t's goroutine: first
+// what ended a run early (a RUN_ERROR the case does not expect, a request
+// that failed), then the rest in the order found.
 func (o Options) RunCase(t testing.TB, agent Agent, c Case) *Result {
-	if err := c.validate(); err != nil {
-		t.Error(err)
+	t.Helper()
+	rep := &report{}
+	defer rep.flush(t)
+	want, err := c.validate()
+	if err != nil {
+		rep.errorf("%v", err)
 		return nil
 	}
 	ctx, cancel := context.WithCancel(t.Context())
@@ -227,7 +243,7 @@ func (o Options) RunCase(t testing.TB, agent Agent, c Case) *Result {
 	env := Env{BaseURL: srv.URL, APIKey: "aguitest", Model: srv.Model(), Case: c.Name}
 	r, err := agent.start(t, env)
 	if err != nil {
-		t.Errorf("starting the agent: %v", err)
+		rep.errorf("starting the agent: %v", err)
 		return nil
 	}
 	defer r.stop()
@@ -237,21 +253,22 @@ func (o Options) RunCase(t testing.TB, agent Agent, c Case) *Result {
 		top, _, _ := strings.Cut(t.Name(), "/")
 		dir := filepath.Join(o.RecordDir, top)
 		if err := os.MkdirAll(dir, 0o755); err != nil {
-			t.Errorf("recording: %v", err)
+			rep.errorf("recording: %v", err)
 		} else if rec, err = recorder.Create(filepath.Join(dir, goldenName(c.Name)+".jsonl"), recorder.Header{Source: "harness"}); err != nil {
-			t.Errorf("recording: %v", err)
+			rep.errorf("recording: %v", err)
 		} else {
 			defer func() {
 				if err := rec.Close(); err != nil {
-					t.Errorf("recording: %v", err)
+					rep.errorf("recording: %v", err)
 				}
 			}()
 		}
 	}
-	res := execute(ctx, t, o, c, r, rec)
+	res := execute(ctx, rep, o, c, r, rec)
+	want.check(rep, res)
 
 	if err := srv.Check(); err != nil {
-		t.Errorf("scripted LLM: %v", err)
+		rep.errorf("scripted LLM: %v", err)
 	}
 	res.Requests = srv.Requests()
 
@@ -267,14 +284,15 @@ func (o Options) RunCase(t testing.TB, agent Agent, c Case) *Result {
 		}
 		top, _, _ := strings.Cut(t.Name(), "/")
 		if err := golden.Check(filepath.Join(dir, top), goldenName(c.Name), golden.Marshal(entries), golden.Update()); err != nil {
-			t.Error(err)
+			rep.errorf("%v", err)
 		}
 	}
 	return res
 }
 
-// validate reports what makes a case impossible to run, before it starts.
-func (c *Case) validate() error {
+// validate reports what makes a case impossible to run, before it starts,
+// and returns its compiled WantError.
+func (c *Case) validate() (*wantError, error) {
 	var errs []error
 	for _, tool := range c.Tools {
 		if tool.Run == nil {
@@ -283,7 +301,11 @@ func (c *Case) validate() error {
 				"set Tool.Run (to a func returning an error if the agent must answer the call itself)", c.Name, tool.Name))
 		}
 	}
-	return errors.Join(errs...)
+	want, err := c.WantError.compile()
+	if err != nil {
+		errs = append(errs, fmt.Errorf("harness: case %q: %w", c.Name, err))
+	}
+	return want, errors.Join(errs...)
 }
 
 // goldenName makes a case name safe as a file name.
@@ -298,7 +320,7 @@ func goldenName(name string) string {
 }
 
 // execute runs the conversation of a case and reports what goes wrong.
-func execute(ctx context.Context, t testing.TB, o Options, c Case, r runner, rec *recorder.Writer) *Result {
+func execute(ctx context.Context, rep *report, o Options, c Case, r runner, rec *recorder.Writer) *Result {
 	maxRuns := c.MaxRuns
 	if maxRuns == 0 {
 		maxRuns = 10
@@ -337,10 +359,10 @@ func execute(ctx context.Context, t testing.TB, o Options, c Case, r runner, rec
 		if input.RunID == "" || n > 1 {
 			input.RunID = fmt.Sprintf("run-%d", n)
 		}
-		run := runOnce(ctx, t, n, input, c.Profile, r, conv, timeout, rec)
+		run := runOnce(ctx, rep, n, input, c.Profile, r, conv, timeout, rec)
 		res.Runs = append(res.Runs, run)
 		if run.Err != nil {
-			t.Errorf("run %d: %v", n, run.Err)
+			rep.causef("run %d: %v", n, run.Err)
 			break
 		}
 		pending := pendingCalls(run.Events, tools)
@@ -360,7 +382,7 @@ func execute(ctx context.Context, t testing.TB, o Options, c Case, r runner, rec
 			conv.add(msg)
 		}
 		if n >= maxRuns {
-			t.Errorf("run %d: the conversation has not settled after %d runs (MaxRuns); pending frontend calls: %v", n, maxRuns, pending)
+			rep.errorf("run %d: the conversation has not settled after %s (MaxRuns); pending frontend calls: %v", n, plural(maxRuns, "run", "runs"), pending)
 			break
 		}
 		input = agui.RunAgentInput{
@@ -378,17 +400,17 @@ func execute(ctx context.Context, t testing.TB, o Options, c Case, r runner, rec
 }
 
 // runOnce posts one run and verifies its stream as it arrives.
-func runOnce(ctx context.Context, t testing.TB, n int, input agui.RunAgentInput, p agui.Profile, r runner, conv *conversation, timeout time.Duration, rec *recorder.Writer) RunResult {
+func runOnce(ctx context.Context, rep *report, n int, input agui.RunAgentInput, p agui.Profile, r runner, conv *conversation, timeout time.Duration, rec *recorder.Writer) RunResult {
 	run := RunResult{Input: input}
 	var sink *recorder.Sink
 	if rec != nil {
 		sink = &recorder.Sink{Run: input.RunID, Writer: rec}
 		if err := sink.Request(input, nil); err != nil {
-			t.Errorf("run %d: recording: %v", n, err)
+			rep.errorf("run %d: recording: %v", n, err)
 		}
 		defer func() {
 			if err := sink.Close(); err != nil {
-				t.Errorf("run %d: recording: %v", n, err)
+				rep.errorf("run %d: recording: %v", n, err)
 			}
 		}()
 	}
@@ -408,12 +430,12 @@ func runOnce(ctx context.Context, t testing.TB, n int, input agui.RunAgentInput,
 		run.Events = append(run.Events, e)
 		if sink != nil {
 			if err := sink.Emit(e); err != nil {
-				t.Errorf("run %d: event %d: recording: %v", n, i, err)
+				rep.errorf("run %d: event %d: recording: %v", n, i, err)
 			}
 		}
 		for _, vi := range v.Push(e) {
 			run.Violations = append(run.Violations, vi)
-			t.Errorf("run %d: %s", n, describe(vi, line))
+			rep.errorf("run %d: %s", n, describe(vi, line))
 		}
 		expanded, xerr := x.Push(e)
 		if xerr != nil {
@@ -421,7 +443,7 @@ func runOnce(ctx context.Context, t testing.TB, n int, input agui.RunAgentInput,
 		}
 		for _, ee := range expanded {
 			if err := conv.apply(ee); err != nil {
-				t.Errorf("run %d: event %d (%s): %v", n, i, e.Type(), err)
+				rep.errorf("run %d: event %d (%s): %v", n, i, e.Type(), err)
 			}
 		}
 		return nil
@@ -435,7 +457,7 @@ func runOnce(ctx context.Context, t testing.TB, n int, input agui.RunAgentInput,
 	}
 	for _, vi := range v.Finish() {
 		run.Violations = append(run.Violations, vi)
-		t.Errorf("run %d: %s", n, describe(vi, 0))
+		rep.errorf("run %d: %s", n, describe(vi, 0))
 	}
 	return run
 }

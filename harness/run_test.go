@@ -217,8 +217,20 @@ func TestFailureReports(t *testing.T) {
 			"run 1: event 10 (TOOL_CALL_END) [toolCallId=call-b]: args-not-json: the arguments of tool call 'call-b' are not JSON",
 			`"{\"ti{\"idtle\"\":1}:\"a\"}"`,
 		}},
-		{"UnusedTurn", []string{"scripted LLM:", "turn 1", "unused"}},
+		{"UnusedTurn", []string{"scripted LLM: turn 1 was never used"}},
 		{"MissingGolden", []string{"golden file missing", "-update"}},
+		{"RunErrorFirst", []string{
+			`run 1 ended with RUN_ERROR: message "the provider is down", code "PROVIDER_DOWN"`,
+			"scripted LLM:",
+			"golden file missing",
+		}},
+		{"WantErrorMissing", []string{
+			`want a run ending with RUN_ERROR (message matching "down", code "PROVIDER_DOWN"), got none: run 1 finished`,
+		}},
+		{"WantErrorOther", []string{
+			`run 1 ended with RUN_ERROR: got message "the provider is down", code "PROVIDER_DOWN", want code "RATE_LIMITED"`,
+		}},
+		{"WantErrorBadPattern", []string{`case "bad": WantError.Message is not a regular expression`}},
 		{"ToolWithoutRun", []string{
 			`case "location": tool "get_user_location" has no Run`,
 			"--- PASS: TestChildScenario/ToolWithoutRun/fine",
@@ -235,10 +247,14 @@ func TestFailureReports(t *testing.T) {
 				t.Fatalf("the scenario passed; want it to fail. Output:\n%s", out.String())
 			}
 			assert.NotContains(t, out.String(), "panic:")
+			// Each wanted line is there, in this order.
+			rest := out.String()
 			for _, w := range tt.want {
-				if !strings.Contains(strings.ToLower(out.String()), strings.ToLower(w)) {
-					t.Errorf("output lacks %q:\n%s", w, out.String())
+				i := strings.Index(rest, w)
+				if !assert.GreaterOrEqual(t, i, 0, "output lacks %q after what came before:\n%s", w, out.String()) {
+					break
 				}
+				rest = rest[i+len(w):]
 			}
 		})
 	}
@@ -272,6 +288,32 @@ func TestChildScenario(t *testing.T) {
 		harness.Options{Dir: dir}.Run(t, harness.Func(chatAgent(false)), []harness.Case{{
 			Name: "nogolden", Input: harness.User("hi"),
 			Script: scripted.Script{Turns: []scripted.Turn{{Text: "one"}}},
+		}})
+	})
+	t.Run("RunErrorFirst", func(t *testing.T) {
+		harness.Options{Dir: dir}.Run(t, harness.Func(failingAgent("the provider is down", "PROVIDER_DOWN")), []harness.Case{{
+			Name: "down", Input: harness.User("hi"),
+			Script: scripted.Script{Turns: []scripted.Turn{{Text: "one"}}},
+		}})
+	})
+	t.Run("WantErrorMissing", func(t *testing.T) {
+		harness.Options{Dir: dir}.Run(t, harness.Func(chatAgent(false)), []harness.Case{{
+			Name: "fine", Input: harness.User("hi"), Golden: harness.NoGolden,
+			Script:    scripted.Script{Turns: []scripted.Turn{{Text: "one"}}},
+			WantError: &harness.WantError{Message: "down", Code: "PROVIDER_DOWN"},
+		}})
+	})
+	t.Run("WantErrorOther", func(t *testing.T) {
+		harness.Options{Dir: dir}.Run(t, harness.Func(failingAgent("the provider is down", "PROVIDER_DOWN")), []harness.Case{{
+			Name: "down", Input: harness.User("hi"), Golden: harness.NoGolden,
+			Script:    scripted.Script{Turns: []scripted.Turn{{Text: "one"}}},
+			WantError: &harness.WantError{Code: "RATE_LIMITED"},
+		}})
+	})
+	t.Run("WantErrorBadPattern", func(t *testing.T) {
+		harness.Options{Dir: dir}.Run(t, harness.Func(failingAgent("x", "")), []harness.Case{{
+			Name: "bad", Input: harness.User("hi"), Golden: harness.NoGolden,
+			WantError: &harness.WantError{Message: "("},
 		}})
 	})
 	t.Run("ToolWithoutRun", func(t *testing.T) {
@@ -312,4 +354,41 @@ func TestURLAgent(t *testing.T) {
 		Name: "ping", Input: harness.User("ping"), Golden: harness.NoGolden,
 		Check: func(t *testing.T, r *harness.Result) { assert.Equal(t, "pong", r.LastText()) },
 	}})
+}
+
+// failingAgent ends every run with RUN_ERROR before asking the model.
+func failingAgent(message, code string) func(context.Context, harness.Env, agui.RunAgentInput, func(agui.Event) error) error {
+	return func(_ context.Context, _ harness.Env, in agui.RunAgentInput, emit func(agui.Event) error) error {
+		if err := emit(agui.NewRunStarted(in.ThreadID, in.RunID)); err != nil {
+			return err
+		}
+		return emit(agui.NewRunError(message, code))
+	}
+}
+
+// A run ending with the RUN_ERROR a case expects passes; a provider error
+// the agent turns into RUN_ERROR is such a case.
+func TestWantError(t *testing.T) {
+	ran := false
+	harness.Options{Dir: t.TempDir()}.Run(t, harness.Func(chatAgent(false)), []harness.Case{{
+		Name:  "provider-down",
+		Input: harness.User("hi"),
+		Script: scripted.Script{Turns: []scripted.Turn{{
+			Fault: &scripted.Fault{Kind: scripted.FaultStatus, Status: 503, Message: "overloaded"},
+		}}},
+		Golden:    harness.NoGolden,
+		WantError: &harness.WantError{Message: `HTTP status 503\b.*overloaded`},
+		Check: func(t *testing.T, r *harness.Result) {
+			ran = true
+			require.Len(t, r.Runs, 1)
+			assert.Empty(t, r.Runs[0].Violations)
+		},
+	}})
+	harness.Options{Dir: t.TempDir()}.Run(t, harness.Func(failingAgent("no", "")), []harness.Case{{
+		Name:      "any-error",
+		Input:     harness.User("hi"),
+		Golden:    harness.NoGolden,
+		WantError: &harness.WantError{},
+	}})
+	assert.True(t, ran, "the case's Check ran")
 }

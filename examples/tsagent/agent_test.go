@@ -91,9 +91,10 @@ func TestTypeScriptAgent(t *testing.T) {
 			}},
 		},
 		{
-			Name:   "provider-error",
-			Input:  harness.User("Hello?"),
-			Script: scripted.Script{Turns: []scripted.Turn{{Fault: &scripted.Fault{Kind: scripted.FaultStatus, Status: 500, Message: "upstream failed"}}}},
+			Name:      "provider-error",
+			Input:     harness.User("Hello?"),
+			Script:    scripted.Script{Turns: []scripted.Turn{{Fault: &scripted.Fault{Kind: scripted.FaultStatus, Status: 500, Message: "upstream failed"}}}},
+			WantError: &harness.WantError{Message: "upstream failed"},
 			Check: func(t *testing.T, r *harness.Result) {
 				events := r.Events()
 				assert.Equal(t, "RUN_ERROR", string(events[len(events)-1].Type()))
