@@ -10,6 +10,8 @@ import (
 	"strings"
 
 	"github.com/sebdah/goldie/v2"
+
+	"github.com/aguitest/aguitest/internal/words"
 )
 
 // ErrMissing is returned (wrapped, with the file name and the hint to run
@@ -32,7 +34,12 @@ func (e *MismatchError) Error() string {
 	if len(e.Differences) == 0 {
 		return fmt.Sprintf("golden: %s differs from the new stream only in formatting or id numbering; run go test with -update to rewrite it", e.File)
 	}
-	return fmt.Sprintf("golden: %s: %d event(s) differ; run go test with -update to accept the new stream\n%s", e.File, len(e.Differences), strings.TrimSuffix(Report(e.Differences), "\n"))
+	verb := "differ"
+	if len(e.Differences) == 1 {
+		verb = "differs"
+	}
+	return fmt.Sprintf("golden: %s: %s %s (-want the golden file, +got the new stream, events numbered from 1 as its lines); run go test with -update to accept the new stream\n%s",
+		e.File, words.Count(len(e.Differences), "event", "events"), verb, strings.TrimSuffix(Report(e.Differences), "\n"))
 }
 
 // Update reports whether golden files should be rewritten: the -update

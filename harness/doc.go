@@ -39,11 +39,14 @@
 //
 // # Failures
 //
-// Every problem is reported with t.Errorf, naming the case (the subtest),
-// the run, and the event index, type and ids or the scripted turn, and the
+// Every problem is reported with t.Errorf at the line of the test that
+// called Run, naming the case (the subtest), the run, and the event, its
+// type and ids, or the scripted turn; runs, events, turns and requests are
+// numbered from 1 (run N has run id run-N, as its golden placeholder). The
 // case goes on where later checks still mean something: verifier
 // violations, scripted turns left unused, unexpected model requests, failed
-// request expectations, golden mismatches (event by event, -want +got).
+// request expectations, golden mismatches (event by event, as JSON lines
+// -want +got and the values that differ, in words).
 // A case that cannot run (a [Tool] without Run) or an agent that cannot be
 // started stops a case at once.
 //

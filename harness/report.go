@@ -167,11 +167,3 @@ func (r *report) flush(t testing.TB) {
 	}
 	r.causes, r.problems = nil, nil
 }
-
-// plural returns n with the word for n: "1 run", "2 runs".
-func plural(n int, one, many string) string {
-	if n == 1 {
-		return "1 " + one
-	}
-	return strconv.Itoa(n) + " " + many
-}

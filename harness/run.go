@@ -14,6 +14,7 @@ import (
 
 	"github.com/aguitest/aguitest/agui"
 	"github.com/aguitest/aguitest/golden"
+	"github.com/aguitest/aguitest/internal/words"
 	"github.com/aguitest/aguitest/recorder"
 	"github.com/aguitest/aguitest/scripted"
 )
@@ -206,6 +207,7 @@ func (o Options) Run(t *testing.T, agent Agent, cases []Case) {
 	}
 	for _, c := range cases {
 		t.Run(c.Name, func(t *testing.T) {
+			t.Helper()
 			if o.Parallel {
 				t.Parallel()
 			}
@@ -382,7 +384,7 @@ func execute(ctx context.Context, rep *report, o Options, c Case, r runner, rec 
 			conv.add(msg)
 		}
 		if n >= maxRuns {
-			rep.errorf("run %d: the conversation has not settled after %s (MaxRuns); pending frontend calls: %v", n, plural(maxRuns, "run", "runs"), pending)
+			rep.errorf("run %d: the conversation has not settled after %s (MaxRuns); pending frontend calls: %v", n, words.Count(maxRuns, "run", "runs"), pending)
 			break
 		}
 		input = agui.RunAgentInput{
@@ -430,7 +432,7 @@ func runOnce(ctx context.Context, rep *report, n int, input agui.RunAgentInput, 
 		run.Events = append(run.Events, e)
 		if sink != nil {
 			if err := sink.Emit(e); err != nil {
-				rep.errorf("run %d: event %d: recording: %v", n, i, err)
+				rep.errorf("run %d: event %d: recording: %v", n, i+1, err)
 			}
 		}
 		for _, vi := range v.Push(e) {
@@ -443,7 +445,7 @@ func runOnce(ctx context.Context, rep *report, n int, input agui.RunAgentInput, 
 		}
 		for _, ee := range expanded {
 			if err := conv.apply(ee); err != nil {
-				rep.errorf("run %d: event %d (%s): %v", n, i, e.Type(), err)
+				rep.errorf("run %d: event %d (%s): %v", n, i+1, e.Type(), err)
 			}
 		}
 		return nil
@@ -462,10 +464,11 @@ func runOnce(ctx context.Context, rep *report, n int, input agui.RunAgentInput, 
 	return run
 }
 
+// describe says what a violation is and where, numbering events from 1.
 func describe(v agui.Violation, line int) string {
-	where := fmt.Sprintf("event %d (%s)", v.Index, v.Type)
+	where := fmt.Sprintf("event %d (%s)", v.Index+1, v.Type)
 	if v.Type == "" {
-		where = fmt.Sprintf("end of stream after %d events", v.Index)
+		where = "end of stream after " + words.Count(v.Index, "event", "events")
 	}
 	if line > 0 {
 		where += fmt.Sprintf(" at line %d", line)

@@ -11,6 +11,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -214,10 +215,10 @@ func TestFailureReports(t *testing.T) {
 	}{
 		{"BuggyInterleaving", []string{
 			"TestChildScenario/BuggyInterleaving/parallel",
-			"run 1: event 10 (TOOL_CALL_END) [toolCallId=call-b]: args-not-json: the arguments of tool call 'call-b' are not JSON",
+			"run 1: event 11 (TOOL_CALL_END) [toolCallId=call-b]: args-not-json: the arguments of tool call 'call-b' are not JSON",
 			`"{\"ti{\"idtle\"\":1}:\"a\"}"`,
 		}},
-		{"UnusedTurn", []string{"scripted LLM: turn 1 was never used"}},
+		{"UnusedTurn", []string{"scripted LLM: turn 2 was never used: 1 request for 2 turns"}},
 		{"MissingGolden", []string{"golden file missing", "-update"}},
 		{"RunErrorFirst", []string{
 			`run 1 ended with RUN_ERROR: message "the provider is down", code "PROVIDER_DOWN"`,
@@ -247,6 +248,13 @@ func TestFailureReports(t *testing.T) {
 				t.Fatalf("the scenario passed; want it to fail. Output:\n%s", out.String())
 			}
 			assert.NotContains(t, out.String(), "panic:")
+			// Every failure points at the test's own line, not at the
+			// harness's insides.
+			places := regexp.MustCompile(`(?m)^\s+(\S+\.go:\d+): `).FindAllStringSubmatch(out.String(), -1)
+			assert.NotEmpty(t, places, "no failure lines:\n%s", out.String())
+			for _, p := range places {
+				assert.Regexp(t, `^run_test\.go:\d+$`, p[1], "a failure line's place")
+			}
 			// Each wanted line is there, in this order.
 			rest := out.String()
 			for _, w := range tt.want {

@@ -175,7 +175,7 @@ func TestTaskBoard(t *testing.T) {
 					},
 					Plan: scripted.Plan{
 						Split: scripted.Split{Size: 5, Escapes: true},
-						Order: scripted.Order{By: scripted.Scheduled, Schedule: "#0 #1 text #0 #2 #1 #2 text #0"},
+						Order: scripted.Order{By: scripted.Scheduled, Schedule: "#1 #2 text #1 #3 #2 #3 text #1"},
 					},
 				},
 				scripted.Turn{Expect: scripted.Expect{ToolResults: []string{call00, call01, call02}}, Text: "Done: T1 started, CI renamed, T4 added."},
