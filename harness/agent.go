@@ -60,6 +60,7 @@ func Handler(build func(env Env) http.Handler) Agent { return handlerAgent{build
 type handlerAgent struct{ build func(Env) http.Handler }
 
 func (a handlerAgent) start(t testing.TB, env Env) (runner, error) {
+	t.Helper()
 	srv := httptest.NewServer(a.build(env))
 	return &httpRunner{url: srv.URL, close: srv.Close}, nil
 }
@@ -73,6 +74,7 @@ func URL(url string) Agent { return urlAgent(url) }
 type urlAgent string
 
 func (a urlAgent) start(t testing.TB, env Env) (runner, error) {
+	t.Helper()
 	return &httpRunner{url: string(a), close: func() {}}, nil
 }
 
@@ -134,6 +136,7 @@ type funcAgent struct {
 }
 
 func (a funcAgent) start(t testing.TB, env Env) (runner, error) {
+	t.Helper()
 	return &funcRunner{fn: a.run, env: env}, nil
 }
 
@@ -173,6 +176,7 @@ type CommandAgent struct {
 }
 
 func (a *CommandAgent) start(t testing.TB, env Env) (runner, error) {
+	t.Helper()
 	port, err := freePort()
 	if err != nil {
 		return nil, err

@@ -244,6 +244,7 @@ func toolResults(msgs []agui.Message) []string {
 
 // noResultEvents checks that the agent left every call to the client.
 func noResultEvents(t *testing.T, res *harness.Result) {
+	t.Helper()
 	for _, e := range res.Events() {
 		if e.Type() == agui.ToolCallResult {
 			t.Errorf("TOOL_CALL_RESULT for %s: frontend calls get their result from the client", e.ToolCallID())
@@ -254,6 +255,7 @@ func noResultEvents(t *testing.T, res *harness.Result) {
 // errorReachedModel checks that a tool message with an error reaches the
 // model as a result saying so.
 func errorReachedModel(t *testing.T, res *harness.Result) {
+	t.Helper()
 	for _, m := range res.Messages {
 		if m.Role != agui.RoleTool || m.Error == "" {
 			continue
