@@ -51,8 +51,14 @@ type Case struct {
 	// Scrubs replace volatile values before the golden comparison.
 	Scrubs []golden.Scrub
 	// Profile is the verifier profile every run is checked with (Strict
-	// by default).
+	// by default). Each run is verified with its RunAgentInput, so results
+	// for calls of the message history are known.
 	Profile agui.Profile
+	// Allow waives verifier rules by name (agui.Options.Allow): accept one
+	// framework quirk and keep every other rule.
+	Allow []agui.Rule
+	// Enable turns on opt-in verifier rules by name (agui.Options.Enable).
+	Enable []agui.Rule
 	// WantError, when set, says the agent must end a run of the case with
 	// RUN_ERROR, as WantError describes: an error the test expects (the
 	// provider failed, a call was refused). Without it, a run that ends
@@ -361,7 +367,8 @@ func execute(ctx context.Context, rep *report, o Options, c Case, r runner, rec 
 		if input.RunID == "" || n > 1 {
 			input.RunID = fmt.Sprintf("run-%d", n)
 		}
-		run := runOnce(ctx, rep, n, input, c.Profile, r, conv, timeout, rec)
+		opts := agui.Options{Profile: c.Profile, Allow: c.Allow, Enable: c.Enable, Input: &input}
+		run := runOnce(ctx, rep, n, input, opts, r, conv, timeout, rec)
 		res.Runs = append(res.Runs, run)
 		if run.Err != nil {
 			rep.causef("run %d: %v", n, run.Err)
@@ -402,7 +409,7 @@ func execute(ctx context.Context, rep *report, o Options, c Case, r runner, rec 
 }
 
 // runOnce posts one run and verifies its stream as it arrives.
-func runOnce(ctx context.Context, rep *report, n int, input agui.RunAgentInput, p agui.Profile, r runner, conv *conversation, timeout time.Duration, rec *recorder.Writer) RunResult {
+func runOnce(ctx context.Context, rep *report, n int, input agui.RunAgentInput, opts agui.Options, r runner, conv *conversation, timeout time.Duration, rec *recorder.Writer) RunResult {
 	run := RunResult{Input: input}
 	var sink *recorder.Sink
 	if rec != nil {
@@ -416,7 +423,7 @@ func runOnce(ctx context.Context, rep *report, n int, input agui.RunAgentInput, 
 			}
 		}()
 	}
-	v := agui.NewVerifier(agui.Options{Profile: p})
+	v := agui.NewVerifier(opts)
 	var x agui.Expander
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()

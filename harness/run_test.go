@@ -231,6 +231,7 @@ func TestFailureReports(t *testing.T) {
 		{"WantErrorOther", []string{
 			`run 1 ended with RUN_ERROR: got message "the provider is down", code "PROVIDER_DOWN", want code "RATE_LIMITED"`,
 		}},
+		{"EnableEmptyDelta", []string{"run 1: event 3 (TEXT_MESSAGE_CONTENT) [messageId=m]: empty-delta: "}},
 		{"WantErrorBadPattern", []string{`case "bad": WantError.Message is not a regular expression`}},
 		{"ToolWithoutRun", []string{
 			`case "location": tool "get_user_location" has no Run`,
@@ -318,6 +319,26 @@ func TestChildScenario(t *testing.T) {
 			WantError: &harness.WantError{Code: "RATE_LIMITED"},
 		}})
 	})
+	t.Run("EnableEmptyDelta", func(t *testing.T) {
+		emptyDelta := func(_ context.Context, _ harness.Env, in agui.RunAgentInput, emit func(agui.Event) error) error {
+			for _, e := range []agui.Event{
+				agui.NewRunStarted(in.ThreadID, in.RunID),
+				agui.NewTextMessageStart("m"),
+				agui.NewEvent(agui.TextMessageContent, "messageId", "m", "delta", ""),
+				agui.NewTextMessageEnd("m"),
+				agui.NewRunFinished(in.ThreadID, in.RunID),
+			} {
+				if err := emit(e); err != nil {
+					return err
+				}
+			}
+			return nil
+		}
+		harness.Options{Dir: dir}.Run(t, harness.Func(emptyDelta), []harness.Case{{
+			Name: "empty", Input: harness.User("hi"), Golden: harness.NoGolden,
+			Enable: []agui.Rule{agui.RuleEmptyDelta},
+		}})
+	})
 	t.Run("WantErrorBadPattern", func(t *testing.T) {
 		harness.Options{Dir: dir}.Run(t, harness.Func(failingAgent("x", "")), []harness.Case{{
 			Name: "bad", Input: harness.User("hi"), Golden: harness.NoGolden,
@@ -326,10 +347,10 @@ func TestChildScenario(t *testing.T) {
 	})
 	t.Run("ToolWithoutRun", func(t *testing.T) {
 		harness.Options{Dir: dir}.Run(t, harness.Func(locationAgent), []harness.Case{{
-			Name: "location", Input: harness.User("Where am I?"), Golden: harness.NoGolden, Profile: agui.Reference,
+			Name: "location", Input: harness.User("Where am I?"), Golden: harness.NoGolden,
 			Tools: []harness.Tool{{Name: "get_user_location"}},
 		}, {
-			Name: "fine", Input: harness.User("Where am I?"), Golden: harness.NoGolden, Profile: agui.Reference,
+			Name: "fine", Input: harness.User("Where am I?"), Golden: harness.NoGolden,
 			Tools: []harness.Tool{locationTool},
 		}})
 	})

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"os/exec"
@@ -67,10 +68,7 @@ func TestToolWithoutArguments(t *testing.T) {
 			},
 		}},
 		Golden: harness.NoGolden,
-		// Reference: Strict's args-not-json for a call with no arguments
-		// is the verifier's business; this test is about the tool loop.
-		Profile: agui.Reference,
-		Check:   func(t *testing.T, r *harness.Result) { res = r },
+		Check:  func(t *testing.T, r *harness.Result) { res = r },
 	}})
 	assert.Equal(t, []string{"{}"}, args, "the arguments Tool.Run got")
 	require.NotNil(t, res)
@@ -115,4 +113,52 @@ func TestToolWithoutArguments(t *testing.T) {
 	assert.Equal(t, "", posted[1].ToolCalls[0].Function.Arguments)
 	assert.Equal(t, agui.RoleTool, posted[2].Role)
 	assert.Equal(t, "loc-1", posted[2].ToolCallID)
+}
+
+// An agent may answer, in the next run, a call that came back in the
+// input history: the verifier knows the run's input, so this is no
+// result-unknown-call. A case can waive a rule by name and keep the rest.
+func TestResultForACallFromHistory(t *testing.T) {
+	agent := func(results int) func(context.Context, harness.Env, agui.RunAgentInput, func(agui.Event) error) error {
+		return func(_ context.Context, _ harness.Env, in agui.RunAgentInput, emit func(agui.Event) error) error {
+			events := noArgsRun(in.ThreadID, in.RunID)
+			if len(in.Messages) > 1 {
+				events = []agui.Event{agui.NewRunStarted(in.ThreadID, in.RunID)}
+				for i := range results {
+					events = append(events, agui.NewToolCallResult(fmt.Sprintf("res-%d", i+1), "loc-1", "Seoul"))
+				}
+				events = append(events, agui.NewRunFinished(in.ThreadID, in.RunID))
+			}
+			for _, e := range events {
+				if err := emit(e); err != nil {
+					return err
+				}
+			}
+			return nil
+		}
+	}
+	tests := []struct {
+		name    string
+		results int
+		allow   []agui.Rule
+	}{
+		{"one result", 1, nil},
+		{"two results, duplicate-result waived", 2, []agui.Rule{agui.RuleDuplicateResult}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var res *harness.Result
+			harness.Options{Dir: t.TempDir()}.Run(t, harness.Func(agent(tt.results)), []harness.Case{{
+				Name:   "history",
+				Input:  harness.User("Where am I?"),
+				Tools:  []harness.Tool{locationTool},
+				Golden: harness.NoGolden,
+				Allow:  tt.allow,
+				Check:  func(t *testing.T, r *harness.Result) { res = r },
+			}})
+			require.NotNil(t, res)
+			require.Len(t, res.Runs, 2)
+			assert.Empty(t, res.Runs[1].Violations)
+		})
+	}
 }
