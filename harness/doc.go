@@ -48,7 +48,11 @@
 // request expectations, golden mismatches (event by event, as JSON lines
 // -want +got and the values that differ, in words).
 // A case that cannot run (a [Tool] without Run) or an agent that cannot be
-// started stops a case at once.
+// started stops a case at once. As the reference client reads it, an HTTP
+// agent's response must have a 2xx status and an event-stream
+// Content-Type, a run must have events, and a frame of the body that holds
+// no event (data that is not JSON) is a violation after which the stream is
+// read on.
 //
 // A run that the agent ends with RUN_ERROR fails the case unless the case
 // expects it ([Case].WantError). Its message and code are reported first,

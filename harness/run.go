@@ -429,33 +429,56 @@ func runOnce(ctx context.Context, rep *report, n int, input agui.RunAgentInput, 
 	defer cancel()
 	var mu sync.Mutex // a Func agent may emit from its own goroutines
 	done := false
-	err := r.run(ctx, input, func(e agui.Event, line int) error {
-		mu.Lock()
-		defer mu.Unlock()
-		if done {
-			return errStopped
-		}
-		i := len(run.Events)
-		run.Events = append(run.Events, e)
-		if sink != nil {
-			if err := sink.Emit(e); err != nil {
-				rep.errorf("run %d: event %d: recording: %v", n, i+1, err)
-			}
-		}
-		for _, vi := range v.Push(e) {
+	report := func(vs []agui.Violation, line int) {
+		for _, vi := range vs {
 			run.Violations = append(run.Violations, vi)
 			rep.errorf("run %d: %s", n, describe(vi, line))
 		}
-		expanded, xerr := x.Push(e)
-		if xerr != nil {
-			return nil // the verifier has reported it
-		}
-		for _, ee := range expanded {
-			if err := conv.apply(ee); err != nil {
-				rep.errorf("run %d: event %d (%s): %v", n, i+1, e.Type(), err)
+	}
+	err := r.run(ctx, input, receiver{
+		response: func(status int, contentType string) error {
+			mu.Lock()
+			defer mu.Unlock()
+			report(v.Response(status, contentType), 0)
+			return nil
+		},
+		frame: func(fe *agui.FrameError) error {
+			mu.Lock()
+			defer mu.Unlock()
+			if done {
+				return errStopped
 			}
-		}
-		return nil
+			for _, vi := range v.PushFrame(fe) {
+				run.Violations = append(run.Violations, vi)
+				rep.errorf("run %d: frame %d at line %d: %s: %s", n, fe.Frame, fe.Line, vi.Rule, vi.Message)
+			}
+			return nil
+		},
+		event: func(e agui.Event, line int) error {
+			mu.Lock()
+			defer mu.Unlock()
+			if done {
+				return errStopped
+			}
+			i := len(run.Events)
+			run.Events = append(run.Events, e)
+			if sink != nil {
+				if err := sink.Emit(e); err != nil {
+					rep.errorf("run %d: event %d: recording: %v", n, i+1, err)
+				}
+			}
+			report(v.Push(e), line)
+			expanded, xerr := x.Push(e)
+			if xerr != nil {
+				return nil // the verifier has reported it
+			}
+			for _, ee := range expanded {
+				if err := conv.apply(ee); err != nil {
+					rep.errorf("run %d: event %d (%s): %v", n, i+1, e.Type(), err)
+				}
+			}
+			return nil
+		},
 	})
 	mu.Lock()
 	done = true
@@ -464,17 +487,17 @@ func runOnce(ctx context.Context, rep *report, n int, input agui.RunAgentInput, 
 		run.Err = err
 		return run
 	}
-	for _, vi := range v.Finish() {
-		run.Violations = append(run.Violations, vi)
-		rep.errorf("run %d: %s", n, describe(vi, 0))
-	}
+	report(v.Finish(), 0)
 	return run
 }
 
 // describe says what a violation is and where, numbering events from 1.
 func describe(v agui.Violation, line int) string {
 	where := fmt.Sprintf("event %d (%s)", v.Index+1, v.Type)
-	if v.Type == "" {
+	switch {
+	case v.Rule == agui.RuleHTTPStatus || v.Rule == agui.RuleContentType:
+		where = "response"
+	case v.Type == "":
 		where = "end of stream after " + words.Count(v.Index, "event", "events")
 	}
 	if line > 0 {

@@ -232,6 +232,11 @@ func TestFailureReports(t *testing.T) {
 			`run 1 ended with RUN_ERROR: got message "the provider is down", code "PROVIDER_DOWN", want code "RATE_LIMITED"`,
 		}},
 		{"EnableEmptyDelta", []string{"run 1: event 3 (TEXT_MESSAGE_CONTENT) [messageId=m]: empty-delta: "}},
+		{"NotAnEventStream", []string{"run 1: response: content-type: the response has Content-Type \"application/json\""}},
+		{"UnreadableFrame", []string{
+			"run 1: frame 2 at line 3: frame-json: ",
+			"run 1: event 2 (TEXT_MESSAGE_END) at line 5 [messageId=m]: message-not-open: ",
+		}},
 		{"WantErrorBadPattern", []string{`case "bad": WantError.Message is not a regular expression`}},
 		{"ToolWithoutRun", []string{
 			`case "location": tool "get_user_location" has no Run`,
@@ -339,6 +344,31 @@ func TestChildScenario(t *testing.T) {
 			Enable: []agui.Rule{agui.RuleEmptyDelta},
 		}})
 	})
+	t.Run("NotAnEventStream", func(t *testing.T) {
+		// Valid events, as a JSON array: HttpAgent reads only an event
+		// stream, so this agent serves no client.
+		agent := harness.Handler(func(harness.Env) http.Handler {
+			return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				w.Header().Set("Content-Type", "application/json")
+				fmt.Fprint(w, `[{"type":"RUN_STARTED","threadId":"t","runId":"r"},{"type":"RUN_FINISHED","threadId":"t","runId":"r"}]`)
+			})
+		})
+		harness.Options{Dir: dir}.Run(t, agent, []harness.Case{{Name: "json", Input: harness.User("hi"), Golden: harness.NoGolden}})
+	})
+	t.Run("UnreadableFrame", func(t *testing.T) {
+		// The second frame is not JSON: the client drops it with an
+		// error; the harness reports it and reads on.
+		agent := harness.Handler(func(harness.Env) http.Handler {
+			return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				w.Header().Set("Content-Type", "text/event-stream")
+				fmt.Fprint(w, "data: {\"type\":\"RUN_STARTED\",\"threadId\":\"t\",\"runId\":\"r\"}\n\n"+
+					"data: {\"type\":\"TEXT_MESSAGE_START\",\"messageId\":\"m\"\n\n"+
+					"data: {\"type\":\"TEXT_MESSAGE_END\",\"messageId\":\"m\"}\n\n"+
+					"data: {\"type\":\"RUN_FINISHED\",\"threadId\":\"t\",\"runId\":\"r\"}\n\n")
+			})
+		})
+		harness.Options{Dir: dir}.Run(t, agent, []harness.Case{{Name: "frame", Input: harness.User("hi"), Golden: harness.NoGolden}})
+	})
 	t.Run("WantErrorBadPattern", func(t *testing.T) {
 		harness.Options{Dir: dir}.Run(t, harness.Func(failingAgent("x", "")), []harness.Case{{
 			Name: "bad", Input: harness.User("hi"), Golden: harness.NoGolden,
@@ -365,6 +395,7 @@ func TestURLAgent(t *testing.T) {
 			http.Error(w, err.Error(), http.StatusBadRequest)
 			return
 		}
+		w.Header().Set("Content-Type", "text/event-stream")
 		enc := agui.NewSSEEncoder(w)
 		for _, e := range []agui.Event{
 			agui.NewRunStarted(in.ThreadID, in.RunID),

@@ -147,9 +147,7 @@ func printReport(stdout, stderr io.Writer, rep fileReport, p agui.Profile) {
 			where += ": run " + v.Run
 		}
 		switch {
-		case v.Type == "" && (v.Rule == agui.RuleHTTPStatus || v.Rule == agui.RuleContentType):
-			fmt.Fprintf(stdout, "%s: response: %s: %s\n", where, v.Rule, v.Message)
-		case v.Type == "" && v.Line > 0:
+		case v.Type == "" && v.Line > 0 && v.Rule != agui.RuleHTTPStatus && v.Rule != agui.RuleContentType:
 			// A frame that holds no event.
 			fmt.Fprintf(stdout, "%s: %s: %s\n", where, v.Rule, v.Message)
 		default:
@@ -172,10 +170,13 @@ func printReport(stdout, stderr io.Writer, rep fileReport, p agui.Profile) {
 // violationText says what a violation is and where, numbering events from
 // 1: "event 2 TOOL_CALL_ARGS [toolCallId=c1]: rule: message".
 func violationText(v agui.Violation) string {
-	if v.Type == "" {
-		return fmt.Sprintf("end of stream after %s: %s: %s", plural(v.Index, "event"), v.Rule, v.Message)
+	switch {
+	case v.Type != "":
+		return fmt.Sprintf("event %d %s%s: %s: %s", v.Index+1, v.Type, idsOf(v), v.Rule, v.Message)
+	case v.Rule == agui.RuleHTTPStatus || v.Rule == agui.RuleContentType:
+		return fmt.Sprintf("response: %s: %s", v.Rule, v.Message)
 	}
-	return fmt.Sprintf("event %d %s%s: %s: %s", v.Index+1, v.Type, idsOf(v), v.Rule, v.Message)
+	return fmt.Sprintf("end of stream after %s: %s: %s", plural(v.Index, "event"), v.Rule, v.Message)
 }
 
 // idsOf returns a violation's ids as " [k=v ...]", or "".
