@@ -1,13 +1,15 @@
 package golden
 
 import (
+	"bytes"
 	"fmt"
 	"strings"
-
-	"github.com/google/go-cmp/cmp"
+	"unicode/utf8"
 )
 
 // Difference is one entry that differs between a golden and a new stream.
+// Index and WantIndex count from 0; messages number entries from 1, so
+// that "event N" of a golden is its line N.
 type Difference struct {
 	// Index is the entry's index in got; for a missing entry, the index in
 	// got where it was expected.
@@ -22,31 +24,43 @@ type Difference struct {
 	Got Entry
 	// IDs are the ids the entry carries (of Got, or of Want when missing).
 	IDs []string
-	// Diff is the go-cmp diff of the two entries, (-want +got), with the
-	// golden's ids renamed as Compare explains. For entries nested too
-	// deep for go-cmp to be quick, it is the two golden lines instead.
+	// Diff is the difference, (-want +got), in lines: the golden line of
+	// Want after "- " and that of Got after "+ " (one of them alone for a
+	// missing or unexpected entry), with the golden's ids renamed as
+	// Compare explains; then, for an entry in both, one line for each
+	// value that differs, by its path in the entry:
+	//
+	//	  .args.unit: got "F", want none
 	Diff string
 }
 
 // String describes the difference on one line followed by the indented
-// diff, as in "event 7 (TOOL_CALL call-3): (-want +got)".
+// diff. Entries are numbered from 1:
+//
+//	event 4 (TOOL_CALL call-2 msg-1): (-want +got)
+//	event 5 (TEXT_MESSAGE msg-2), event 4 in want: (-want +got)
+//	event 6 (STEP_STARTED) unexpected: (-want +got)
+//	event 3 in want (STEP_FINISHED) missing before event 7: (-want +got)
 func (d Difference) String() string {
 	var b strings.Builder
-	e := d.Got
-	what := ""
-	switch {
-	case d.Got == nil:
-		e, what = d.Want, fmt.Sprintf(" missing (golden event %d)", d.WantIndex)
-	case d.Want == nil:
-		what = " unexpected"
-	case d.WantIndex != d.Index:
-		what = fmt.Sprintf(" (golden event %d)", d.WantIndex)
+	e, n, in := d.Got, d.Index, ""
+	if d.Got == nil {
+		e, n, in = d.Want, d.WantIndex, " in want"
 	}
-	fmt.Fprintf(&b, "event %d (%s", d.Index, e.Type())
+	fmt.Fprintf(&b, "event %d%s (%s", n+1, in, e.Type())
 	for _, id := range d.IDs {
 		b.WriteString(" " + id)
 	}
-	fmt.Fprintf(&b, ")%s: (-want +got)\n", what)
+	b.WriteString(")")
+	switch {
+	case d.Got == nil:
+		fmt.Fprintf(&b, " missing before event %d", d.Index+1)
+	case d.Want == nil:
+		b.WriteString(" unexpected")
+	case d.WantIndex != d.Index:
+		fmt.Fprintf(&b, ", event %d in want", d.WantIndex+1)
+	}
+	b.WriteString(": (-want +got)\n")
 	for _, line := range strings.Split(strings.TrimRight(d.Diff, "\n"), "\n") {
 		b.WriteString("\t" + line + "\n")
 	}
@@ -59,11 +73,11 @@ func (d Difference) String() string {
 // Entries are aligned on their type and the kinds of their ids (a longest
 // common subsequence), so that one inserted or missing entry is reported as
 // such and does not make every later entry differ. Placeholders are
-// numbered by first appearance, so one extra id renumbers every later one:
-// the ids of aligned entries are therefore matched one to one, and the
-// golden's ids are renamed to the new stream's before comparing. A changed
-// identity (one id where the golden has two, or the reverse) still shows.
-// Aligned entries that are not equal are compared with go-cmp.
+// numbered by first appearance, so one extra id renumbers every later one
+// of its kind: the ids of aligned entries are therefore matched one to one,
+// and the golden's ids are renamed to the new stream's before comparing. A
+// changed identity (one id where the golden has two, or the reverse) still
+// shows. Aligned entries that are not equal are compared value by value.
 func Compare(want, got []Entry) []Difference {
 	pairs := align(want, got)
 	rename := matchIDs(want, got, pairs)
@@ -95,49 +109,141 @@ func Compare(want, got []Entry) []Difference {
 	return diffs
 }
 
-// go-cmp's time grows exponentially with the nesting of arrays; entries
-// nested deeper than this are shown as their two lines instead.
+// Limits of a difference's text: the longest golden line and value shown
+// whole, and the most value lines listed.
 const (
-	maxCmpArrays = 8
-	maxCmpDepth  = 200
+	maxLine   = 2000
+	maxValue  = 200
+	maxValues = 20
 )
 
-// diff returns the go-cmp diff of two entries, (-want +got).
+// diff returns the difference of two entries, (-want +got): their golden
+// lines, then the values that differ.
 func diff(want, got Entry) string {
-	if !shallow(map[string]any(want), 0, 0) || !shallow(map[string]any(got), 0, 0) {
-		var b strings.Builder
-		if want != nil {
-			b.WriteString("- " + string(Marshal([]Entry{want})))
-		}
-		if got != nil {
-			b.WriteString("+ " + string(Marshal([]Entry{got})))
-		}
+	var b strings.Builder
+	if want != nil {
+		b.WriteString("- " + clip(strings.TrimSuffix(string(Marshal([]Entry{want})), "\n"), maxLine) + "\n")
+	}
+	if got != nil {
+		b.WriteString("+ " + clip(strings.TrimSuffix(string(Marshal([]Entry{got})), "\n"), maxLine) + "\n")
+	}
+	if want == nil || got == nil {
 		return b.String()
 	}
-	return cmp.Diff(want, got)
+	var lines []string
+	values("", map[string]any(want), map[string]any(got), true, &lines)
+	for i, l := range lines {
+		if i == maxValues {
+			fmt.Fprintf(&b, "  ... and %d more\n", len(lines)-maxValues)
+			break
+		}
+		b.WriteString("  " + l + "\n")
+	}
+	return b.String()
 }
 
-// shallow reports whether v nests at most maxCmpDepth values and
-// maxCmpArrays arrays deep.
-func shallow(v any, depth, arrays int) bool {
-	if depth > maxCmpDepth || arrays > maxCmpArrays {
-		return false
-	}
-	switch x := v.(type) {
-	case map[string]any:
-		for _, y := range x {
-			if !shallow(y, depth+1, arrays) {
-				return false
+// values appends a line for each value that differs between want and got,
+// named by its path (.key, [index]): "path: got X, want Y", where a value
+// missing on one side is "none".
+func values(path string, want, got any, top bool, out *[]string) {
+	wm, wok := want.(map[string]any)
+	gm, gok := got.(map[string]any)
+	if wok && gok {
+		union := make(map[string]any, len(wm)+len(gm))
+		for k := range wm {
+			union[k] = nil
+		}
+		for k := range gm {
+			union[k] = nil
+		}
+		for _, k := range orderedKeys(union, top) {
+			w, inW := wm[k]
+			g, inG := gm[k]
+			p := path + key(k)
+			switch {
+			case !inW:
+				*out = append(*out, clipMiddle(p, maxValue)+": got "+show(g)+", want none")
+			case !inG:
+				*out = append(*out, clipMiddle(p, maxValue)+": got none, want "+show(w))
+			default:
+				values(p, w, g, false, out)
 			}
 		}
-	case []any:
-		for _, y := range x {
-			if !shallow(y, depth+1, arrays+1) {
-				return false
+		return
+	}
+	wa, wok := want.([]any)
+	ga, gok := got.([]any)
+	if wok && gok {
+		for i := range max(len(wa), len(ga)) {
+			p := fmt.Sprintf("%s[%d]", path, i)
+			switch {
+			case i >= len(wa):
+				*out = append(*out, clipMiddle(p, maxValue)+": got "+show(ga[i])+", want none")
+			case i >= len(ga):
+				*out = append(*out, clipMiddle(p, maxValue)+": got none, want "+show(wa[i]))
+			default:
+				values(p, wa[i], ga[i], false, out)
 			}
 		}
+		return
 	}
-	return true
+	if w, g := canonical(want), canonical(got); w != g {
+		if path == "" {
+			path = "."
+		}
+		*out = append(*out, clipMiddle(path, maxValue)+": got "+clip(g, maxValue)+", want "+clip(w, maxValue))
+	}
+}
+
+// canonical returns a value as golden JSON.
+func canonical(v any) string {
+	var b bytes.Buffer
+	writeValue(&b, v, false)
+	return b.String()
+}
+
+// key returns the path step of an object key: .name, or .["any key"].
+func key(k string) string {
+	if k != "" && strings.IndexFunc(k, func(r rune) bool {
+		return !(r == '_' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9')
+	}) < 0 && !(k[0] >= '0' && k[0] <= '9') {
+		return "." + k
+	}
+	var b bytes.Buffer
+	writeString(&b, k)
+	return ".[" + b.String() + "]"
+}
+
+// show returns a value as golden JSON, clipped.
+func show(v any) string { return clip(canonical(v), maxValue) }
+
+// clipMiddle shortens a path to about n bytes, keeping its start and its
+// end.
+func clipMiddle(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	head, tail := n/2, len(s)-n/2
+	for head > 0 && !utf8.RuneStart(s[head]) {
+		head--
+	}
+	for tail < len(s) && !utf8.RuneStart(s[tail]) {
+		tail++
+	}
+	return s[:head] + "…" + s[tail:]
+}
+
+// clip shortens s to about n bytes, on a rune boundary, saying how long
+// it was.
+func clip(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	cut := n
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return fmt.Sprintf("%s… (%d bytes)", s[:cut], len(s))
 }
 
 // matchIDs pairs the ids of aligned entries, position by position, one to
@@ -196,8 +302,8 @@ func renameIDs(v any, rename map[string]string) any {
 	return v
 }
 
-// Report formats differences for a test failure: one paragraph per entry,
-// as Difference.String.
+// Report formats differences for a test failure or a command's output:
+// one paragraph per entry, as Difference.String.
 func Report(diffs []Difference) string {
 	var b strings.Builder
 	for _, d := range diffs {

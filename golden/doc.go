@@ -3,9 +3,10 @@
 //
 // A stream is first normalised into entries ([Normalize], [Normalizer]):
 //
-//   - Ids become placeholders named for their kind and numbered by first
-//     appearance with one counter for all kinds: "thread-1", "run-2",
-//     "msg-3", "call-4", "subagent-5". The same id gets the same placeholder
+//   - Ids become placeholders named for their kind and numbered from 1 by
+//     first appearance, each kind on its own: "thread-1", "run-1",
+//     "msg-1", "call-1", "call-2", "run-2"; so run-N is the Nth run, as
+//     the harness numbers runs. The same id gets the same placeholder
 //     wherever it appears, so identity is kept: in messageId,
 //     parentMessageId, toolCallId, parentToolCallId, runId, parentRunId,
 //     threadId, subagentRunId, parentSubagentRunId and entityId (a call or
@@ -56,16 +57,30 @@
 //
 // # Storage and -update
 //
-// Files are stored through goldie (github.com/sebdah/goldie/v2) as
-// dir/name.golden ([Path]), normally under testdata. [Check] compares new
-// golden text with the file; with update set it rewrites the file first.
-// [Update] reads goldie's -update flag, so "go test ./... -update"
-// rewrites the goldens of every test that passes Update() to Check
-// (GOLDIE_UPDATE=1 does the same). A missing file fails with a hint to run
-// with -update; a mismatch reports each differing event ([Compare],
-// [Report]): its index, type and ids, and a go-cmp diff (-want +got).
-// Importing this package registers goldie's flags (-update, -clean,
-// -template) on the command line flag set.
+// A golden file is dir/name.golden ([Path]), normally under testdata.
+// [Check] compares new golden text with the file; with update set it
+// rewrites the file first. It writes that one file and removes nothing,
+// whatever the flags: goldie's -clean, which empties the folder (fuzz
+// corpus and all), does not apply. [Update] reads the -update flag, so
+// "go test ./... -update" rewrites the goldens of every test that passes
+// Update() to Check (GOLDIE_UPDATE=1 does the same). The flag is goldie's
+// (github.com/sebdah/goldie/v2), registered in test binaries by the
+// harness package, which imports goldie; a test package that uses golden
+// without the harness imports goldie itself:
+//
+//	import _ "github.com/sebdah/goldie/v2" // registers -update
+//
+// This package registers no flag and links neither goldie nor the testing
+// package, so programs that import it (the aguitest command) have no test
+// flags. A missing file fails with a hint to run with -update; a mismatch
+// reports each differing event ([Compare], [Report]): its number (from 1,
+// the golden's line), type and ids, its two golden lines (-want +got), and
+// each value that differs, by its path:
+//
+//	event 4 (TOOL_CALL call-2 msg-1): (-want +got)
+//		- {"type":"TOOL_CALL","toolCallId":"call-2",...,"args":{"city":"Rome"}}
+//		+ {"type":"TOOL_CALL","toolCallId":"call-2",...,"args":{"city":"Rome","unit":"F"}}
+//		  .args.unit: got "F", want none
 //
 // This package takes no testing.TB: it returns values and errors, and the
 // harness package turns them into test failures.

@@ -7,9 +7,10 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"path/filepath"
 	"strings"
 
-	"github.com/sebdah/goldie/v2"
+	"github.com/aguitest/aguitest/internal/words"
 )
 
 // ErrMissing is returned (wrapped, with the file name and the hint to run
@@ -32,12 +33,22 @@ func (e *MismatchError) Error() string {
 	if len(e.Differences) == 0 {
 		return fmt.Sprintf("golden: %s differs from the new stream only in formatting or id numbering; run go test with -update to rewrite it", e.File)
 	}
-	return fmt.Sprintf("golden: %s: %d event(s) differ; run go test with -update to accept the new stream\n%s", e.File, len(e.Differences), strings.TrimSuffix(Report(e.Differences), "\n"))
+	verb := "differ"
+	if len(e.Differences) == 1 {
+		verb = "differs"
+	}
+	return fmt.Sprintf("golden: %s: %s %s (-want the golden file, +got the new stream, events numbered from 1 as its lines); run go test with -update to accept the new stream\n%s",
+		e.File, words.Count(len(e.Differences), "event", "events"), verb, strings.TrimSuffix(Report(e.Differences), "\n"))
 }
 
-// Update reports whether golden files should be rewritten: the -update
-// flag that goldie registers (its default comes from the GOLDIE_UPDATE
-// environment variable). Before flags are parsed it reports that default.
+// Update reports whether golden files should be rewritten: the value of
+// the -update flag, "go test ./... -update". Test binaries get the flag
+// from goldie (github.com/sebdah/goldie/v2), which the harness package
+// imports; a test package that uses this package without the harness
+// imports goldie for it (import _ "github.com/sebdah/goldie/v2"). goldie
+// takes its default from the GOLDIE_UPDATE environment variable. In a
+// binary without the flag, such as the aguitest command, Update reports
+// false.
 func Update() bool {
 	f := flag.Lookup("update")
 	if f == nil {
@@ -51,33 +62,32 @@ func Update() bool {
 	return b
 }
 
-// storage is goldie configured for dir. goldie takes a testing.TB only to
-// name files after tests, an option not used here, so none is passed.
-func storage(dir string) *goldie.Goldie {
-	return goldie.New(nil, goldie.WithFixtureDir(dir), goldie.WithNameSuffix(".golden"))
-}
-
-// Path returns the golden file of name in dir, as goldie names it:
-// dir/name.golden.
+// Path returns the golden file of name in dir: dir/name.golden.
 func Path(dir, name string) string {
-	return storage(dir).GoldenFileName(nil, name)
+	return filepath.Join(dir, name+".golden")
 }
 
 // Check compares got, golden text as Marshal writes it, with the golden
-// file Path(dir, name). With update set it first writes got there through
-// goldie (creating dir), so the comparison passes. Otherwise a missing file
-// is an error wrapping ErrMissing that says to run with -update, and a
-// file that differs is a *MismatchError reporting each differing event.
-// Other errors are environment failures (reading, writing, a golden file
-// that does not parse, with its line).
+// file Path(dir, name). With update set it first writes got there
+// (creating dir), so the comparison passes. Otherwise a missing file is an
+// error wrapping ErrMissing that says to run with -update, and a file that
+// differs is a *MismatchError reporting each differing event. Other errors
+// are environment failures (reading, writing, a golden file that does not
+// parse, with its line).
+//
+// Check writes one file and never removes any: goldie's -clean flag, which
+// would empty dir first (a testdata folder with its fuzz corpus), has no
+// effect on it.
 //
 // Tests usually pass Update() as update, so that "go test ./... -update"
 // rewrites every golden.
 func Check(dir, name string, got []byte, update bool) error {
-	g := storage(dir)
-	file := g.GoldenFileName(nil, name)
+	file := Path(dir, name)
 	if update {
-		if err := g.Update(nil, name, got); err != nil {
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			return fmt.Errorf("golden: writing %s: %w", file, err)
+		}
+		if err := os.WriteFile(file, got, 0o644); err != nil {
 			return fmt.Errorf("golden: writing %s: %w", file, err)
 		}
 	}

@@ -7,6 +7,9 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 func TestCheck(t *testing.T) {
@@ -27,7 +30,8 @@ func TestCheck(t *testing.T) {
 		{name: "missing, update writes it", got: golden, update: true, written: golden},
 		{name: "equal", file: &golden, got: golden},
 		{name: "mismatch names the event and ids", file: &golden, got: changed,
-			wantErr: []string{"case.golden", "1 event(s) differ", "event 1 (TEXT_MESSAGE msg-3)", `"bye"`, "-update"}, written: golden},
+			wantErr: []string{"case.golden: 1 event differs (-want the golden file, +got the new stream", "-update",
+				"\nevent 2 (TEXT_MESSAGE msg-3): (-want +got)\n\t- " + `{"type":"TEXT_MESSAGE","messageId":"msg-3","text":"hi"}` + "\n\t+ ", `.text: got "bye", want "hi"`}, written: golden},
 		{name: "mismatch, update rewrites", file: &golden, got: changed, update: true, written: changed},
 		{name: "formatting only", file: ptr(strings.ReplaceAll(golden, "\n", "\n\n")), got: golden,
 			wantErr: []string{"only in formatting"}},
@@ -38,37 +42,25 @@ func TestCheck(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			dir := filepath.Join(t.TempDir(), "testdata")
 			path := filepath.Join(dir, "case.golden")
-			if got := Path(dir, "case"); got != path {
-				t.Errorf("Path = %q, want %q", got, path)
-			}
+			assert.Equal(t, path, Path(dir, "case"))
 			if tt.file != nil {
-				if err := os.MkdirAll(dir, 0o755); err != nil {
-					t.Fatal(err)
-				}
-				if err := os.WriteFile(path, []byte(*tt.file), 0o644); err != nil {
-					t.Fatal(err)
-				}
+				require.NoError(t, os.MkdirAll(dir, 0o755))
+				require.NoError(t, os.WriteFile(path, []byte(*tt.file), 0o644))
 			}
 			err := Check(dir, "case", []byte(tt.got), tt.update)
-			switch {
-			case tt.wantErr == nil && err != nil:
-				t.Errorf("Check: %v", err)
-			case tt.wantErr != nil && err == nil:
-				t.Errorf("Check: no error, want one containing %q", tt.wantErr)
+			if tt.wantErr == nil {
+				assert.NoError(t, err)
 			}
 			for _, s := range tt.wantErr {
-				if err != nil && !strings.Contains(err.Error(), s) {
-					t.Errorf("Check error lacks %q:\n%v", s, err)
-				}
+				assert.ErrorContains(t, err, s)
 			}
-			if tt.is != nil && !errors.Is(err, tt.is) {
-				t.Errorf("Check error %v is not %v", err, tt.is)
+			if tt.is != nil {
+				assert.ErrorIs(t, err, tt.is)
 			}
 			if tt.written != "" {
-				b, rerr := os.ReadFile(path)
-				if rerr != nil || string(b) != tt.written {
-					t.Errorf("golden file afterwards = %q, %v; want %q", b, rerr, tt.written)
-				}
+				b, err := os.ReadFile(path)
+				require.NoError(t, err)
+				assert.Equal(t, tt.written, string(b), "the golden file afterwards")
 			}
 		})
 	}

@@ -51,3 +51,35 @@ func FuzzParse(f *testing.F) {
 		}
 	})
 }
+
+// FuzzCompare checks that Compare and Report never panic on any two golden
+// texts, that every difference shows the lines of its entries, and that
+// differing texts give at least one difference.
+func FuzzCompare(f *testing.F) {
+	f.Add([]byte("{\"type\":\"A\",\"x\":1}\n"), []byte("{\"type\":\"A\",\"x\":2}\n{\"type\":\"B\"}\n"))
+	f.Add([]byte("{\"type\":\"T\",\"toolCallId\":\"call-1\",\"args\":{\"a\":[1,{\"b\":null}]}}\n"), []byte("{\"type\":\"T\",\"toolCallId\":\"call-2\",\"args\":{\"a\":[1]}}\n"))
+	f.Add([]byte("{\"type\":\"A\",\"k y\":\"\\u00e9\"}\n"), []byte(""))
+	f.Fuzz(func(t *testing.T, a, b []byte) {
+		want, err := Parse(a)
+		if err != nil {
+			return
+		}
+		got, err := Parse(b)
+		if err != nil {
+			return
+		}
+		diffs := Compare(want, got)
+		for _, d := range diffs {
+			if d.Want != nil && !bytes.HasPrefix([]byte(d.Diff), []byte("- ")) {
+				t.Fatalf("difference without its want line: %q", d.Diff)
+			}
+			if d.Got != nil && !bytes.Contains([]byte(d.Diff), []byte("+ ")) {
+				t.Fatalf("difference without its got line: %q", d.Diff)
+			}
+		}
+		_ = Report(diffs)
+		if len(diffs) == 0 && len(want) != len(got) {
+			t.Fatalf("%d and %d entries compare equal", len(want), len(got))
+		}
+	})
+}

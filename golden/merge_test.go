@@ -35,14 +35,14 @@ func TestMerged(t *testing.T) {
 			`{"type":"RUN_FINISHED","threadId":"t","runId":"r"}`,
 		},
 		want: []string{
-			`{"type":"RUN_STARTED","threadId":"thread-1","runId":"run-2"}`,
-			`{"type":"REASONING_START","messageId":"msg-3"}`,
-			`{"type":"REASONING_MESSAGE","messageId":"msg-4","role":"reasoning","text":"hmm"}`,
-			`{"type":"TEXT_MESSAGE","messageId":"msg-5","role":"assistant","text":"a<b & c"}`,
-			`{"type":"REASONING_END","messageId":"msg-3"}`,
-			`{"type":"TOOL_CALL","toolCallId":"call-6","toolCallName":"f","parentMessageId":"msg-5","args":{"a":null,"x":[1,2.50]}}`,
-			`{"type":"TOOL_CALL_RESULT","messageId":"msg-7","role":"tool","toolCallId":"call-6","content":"ok"}`,
-			`{"type":"RUN_FINISHED","threadId":"thread-1","runId":"run-2"}`,
+			`{"type":"RUN_STARTED","threadId":"thread-1","runId":"run-1"}`,
+			`{"type":"REASONING_START","messageId":"msg-1"}`,
+			`{"type":"REASONING_MESSAGE","messageId":"msg-2","role":"reasoning","text":"hmm"}`,
+			`{"type":"TEXT_MESSAGE","messageId":"msg-3","role":"assistant","text":"a<b & c"}`,
+			`{"type":"REASONING_END","messageId":"msg-1"}`,
+			`{"type":"TOOL_CALL","toolCallId":"call-1","toolCallName":"f","parentMessageId":"msg-3","args":{"a":null,"x":[1,2.50]}}`,
+			`{"type":"TOOL_CALL_RESULT","messageId":"msg-4","role":"tool","toolCallId":"call-1","content":"ok"}`,
+			`{"type":"RUN_FINISHED","threadId":"thread-1","runId":"run-1"}`,
 		},
 	}, {
 		name: "arguments that are not one JSON value stay text",
@@ -73,7 +73,7 @@ func TestMerged(t *testing.T) {
 		want: []string{
 			`{"type":"TEXT_MESSAGE_CONTENT","messageId":"msg-1","delta":"stray"}`,
 			`{"type":"TEXT_MESSAGE","messageId":"msg-2","text":"cut","incomplete":true}`,
-			`{"type":"TOOL_CALL_END","toolCallId":"call-3"}`,
+			`{"type":"TOOL_CALL_END","toolCallId":"call-1"}`,
 			`{"type":"TEXT_MESSAGE_START"}`,
 		},
 	}, {
@@ -87,10 +87,10 @@ func TestMerged(t *testing.T) {
 			`{"type":"RUN_FINISHED","threadId":"t","runId":"r"}`,
 		},
 		want: []string{
-			`{"type":"RUN_STARTED","threadId":"thread-1","runId":"run-2"}`,
-			`{"type":"TEXT_MESSAGE","messageId":"msg-3","role":"assistant","text":"hello"}`,
-			`{"type":"TOOL_CALL","toolCallId":"call-4","toolCallName":"f","parentMessageId":"msg-3","args":{"a":1}}`,
-			`{"type":"RUN_FINISHED","threadId":"thread-1","runId":"run-2"}`,
+			`{"type":"RUN_STARTED","threadId":"thread-1","runId":"run-1"}`,
+			`{"type":"TEXT_MESSAGE","messageId":"msg-1","role":"assistant","text":"hello"}`,
+			`{"type":"TOOL_CALL","toolCallId":"call-1","toolCallName":"f","parentMessageId":"msg-1","args":{"a":1}}`,
+			`{"type":"RUN_FINISHED","threadId":"thread-1","runId":"run-1"}`,
 		},
 	}, {
 		name: "sibling calls and their results in canonical order",
@@ -108,12 +108,12 @@ func TestMerged(t *testing.T) {
 			`{"type":"TOOL_CALL_RESULT","messageId":"r3","toolCallId":"3","content":"1"}`,
 		},
 		want: []string{
-			`{"type":"TOOL_CALL","toolCallId":"call-1","toolCallName":"add","parentMessageId":"msg-2","args":{"a":1}}`,
-			`{"type":"TOOL_CALL","toolCallId":"call-3","toolCallName":"add","parentMessageId":"msg-2","args":{"a":2}}`,
-			`{"type":"TOOL_CALL","toolCallId":"call-4","toolCallName":"search","parentMessageId":"msg-2","args":""}`,
-			`{"type":"TOOL_CALL_RESULT","messageId":"msg-5","toolCallId":"call-1","content":"1"}`,
-			`{"type":"TOOL_CALL_RESULT","messageId":"msg-6","toolCallId":"call-3","content":"2"}`,
-			`{"type":"TOOL_CALL_RESULT","messageId":"msg-7","toolCallId":"call-4","content":"s"}`,
+			`{"type":"TOOL_CALL","toolCallId":"call-1","toolCallName":"add","parentMessageId":"msg-1","args":{"a":1}}`,
+			`{"type":"TOOL_CALL","toolCallId":"call-2","toolCallName":"add","parentMessageId":"msg-1","args":{"a":2}}`,
+			`{"type":"TOOL_CALL","toolCallId":"call-3","toolCallName":"search","parentMessageId":"msg-1","args":""}`,
+			`{"type":"TOOL_CALL_RESULT","messageId":"msg-2","toolCallId":"call-1","content":"1"}`,
+			`{"type":"TOOL_CALL_RESULT","messageId":"msg-3","toolCallId":"call-2","content":"2"}`,
+			`{"type":"TOOL_CALL_RESULT","messageId":"msg-4","toolCallId":"call-3","content":"s"}`,
 		},
 	}}
 	for _, tt := range tests {

@@ -74,10 +74,11 @@ func Normalize(events []agui.Event, v View) []Entry {
 // that sets neither or both of Pointer and Pattern, or whose Pointer is not
 // a JSON pointer: those are programming errors.
 //
-// Ids become placeholders kind-N, with one counter for all kinds, numbered
-// in the order they first appear reading the golden text (entries in order,
-// keys in golden order). The same id always gets the same placeholder, even
-// under another kind, whose first kind then names it.
+// Ids become placeholders kind-N, numbered from 1 for each kind in the
+// order they first appear reading the golden text (entries in order, keys
+// in golden order): the first run is run-1, the second message msg-2. The
+// same id always gets the same placeholder, even under another kind, whose
+// first kind then names it.
 func (n Normalizer) Normalize(events []agui.Event, v View) []Entry {
 	pointers := n.compile()
 	var entries []Entry
@@ -92,7 +93,7 @@ func (n Normalizer) Normalize(events []agui.Event, v View) []Entry {
 	default:
 		panic(fmt.Sprintf("golden: unknown view %d", v))
 	}
-	ids := placeholders{m: make(map[string]string)}
+	ids := placeholders{m: make(map[string]string), n: make(map[string]int)}
 	for _, e := range entries {
 		ids.entry(e)
 	}
@@ -148,10 +149,10 @@ func topIDKind(e map[string]any, key string) string {
 	return ""
 }
 
-// placeholders maps ids to placeholders with one counter for all kinds.
+// placeholders maps ids to placeholders, with a counter per kind.
 type placeholders struct {
 	m map[string]string
-	n int
+	n map[string]int
 }
 
 func (p *placeholders) id(kind string, v any) any {
@@ -162,8 +163,8 @@ func (p *placeholders) id(kind string, v any) any {
 	if ph, ok := p.m[s]; ok {
 		return ph
 	}
-	p.n++
-	ph := kind + "-" + strconv.Itoa(p.n)
+	p.n[kind]++
+	ph := kind + "-" + strconv.Itoa(p.n[kind])
 	p.m[s] = ph
 	return ph
 }

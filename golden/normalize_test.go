@@ -56,11 +56,11 @@ func TestNormalizeWire(t *testing.T) {
 			`{"type":"RUN_FINISHED","threadId":"T","runId":"R"}`,
 		},
 		want: []string{
-			`{"type":"RUN_STARTED","threadId":"thread-1","runId":"run-2"}`,
-			`{"type":"TEXT_MESSAGE_START","messageId":"msg-3","role":"assistant"}`,
-			`{"type":"TOOL_CALL_START","toolCallId":"call-4","toolCallName":"f","parentMessageId":"msg-3"}`,
-			`{"type":"TOOL_CALL_RESULT","messageId":"msg-5","toolCallId":"call-4","content":"ok"}`,
-			`{"type":"RUN_FINISHED","threadId":"thread-1","runId":"run-2"}`,
+			`{"type":"RUN_STARTED","threadId":"thread-1","runId":"run-1"}`,
+			`{"type":"TEXT_MESSAGE_START","messageId":"msg-1","role":"assistant"}`,
+			`{"type":"TOOL_CALL_START","toolCallId":"call-1","toolCallName":"f","parentMessageId":"msg-1"}`,
+			`{"type":"TOOL_CALL_RESULT","messageId":"msg-2","toolCallId":"call-1","content":"ok"}`,
+			`{"type":"RUN_FINISHED","threadId":"thread-1","runId":"run-1"}`,
 		},
 	}, {
 		name: "an id under two kinds keeps its first placeholder",
@@ -81,10 +81,10 @@ func TestNormalizeWire(t *testing.T) {
 				`{"id":"t1","role":"tool","toolCallId":"c1","content":"42"}]}}`,
 		},
 		want: []string{
-			`{"type":"RUN_STARTED","threadId":"thread-1","runId":"run-2","input":{"context":[],"forwardedProps":{},` +
-				`"messages":[{"content":"hi","id":"msg-3","role":"user"},` +
-				`{"id":"msg-4","role":"assistant","toolCalls":[{"function":{"arguments":"{}","name":"f"},"id":"call-5","type":"function"}]},` +
-				`{"content":"42","id":"msg-6","role":"tool","toolCallId":"call-5"}],"parentRunId":"run-7","runId":"run-2","state":{},"threadId":"thread-1","tools":[]}}`,
+			`{"type":"RUN_STARTED","threadId":"thread-1","runId":"run-1","input":{"context":[],"forwardedProps":{},` +
+				`"messages":[{"content":"hi","id":"msg-1","role":"user"},` +
+				`{"id":"msg-2","role":"assistant","toolCalls":[{"function":{"arguments":"{}","name":"f"},"id":"call-1","type":"function"}]},` +
+				`{"content":"42","id":"msg-3","role":"tool","toolCallId":"call-1"}],"parentRunId":"run-2","runId":"run-1","state":{},"threadId":"thread-1","tools":[]}}`,
 		},
 	}, {
 		name: "ids inside a messages snapshot",
@@ -93,8 +93,8 @@ func TestNormalizeWire(t *testing.T) {
 			`{"type":"MESSAGES_SNAPSHOT","messages":[{"id":"a1","role":"assistant","toolCalls":[{"id":"c1","type":"function","function":{"name":"f","arguments":"{}"}}],"subagentRunId":"s"},{"id":"t1","role":"tool","toolCallId":"c1","content":"x"}]}`,
 		},
 		want: []string{
-			`{"type":"TOOL_CALL_START","toolCallId":"call-1","toolCallName":"f","parentMessageId":"msg-2"}`,
-			`{"type":"MESSAGES_SNAPSHOT","messages":[{"id":"msg-2","role":"assistant","subagentRunId":"subagent-3","toolCalls":[{"function":{"arguments":"{}","name":"f"},"id":"call-1","type":"function"}]},{"content":"x","id":"msg-4","role":"tool","toolCallId":"call-1"}]}`,
+			`{"type":"TOOL_CALL_START","toolCallId":"call-1","toolCallName":"f","parentMessageId":"msg-1"}`,
+			`{"type":"MESSAGES_SNAPSHOT","messages":[{"id":"msg-1","role":"assistant","subagentRunId":"subagent-1","toolCalls":[{"function":{"arguments":"{}","name":"f"},"id":"call-1","type":"function"}]},{"content":"x","id":"msg-2","role":"tool","toolCallId":"call-1"}]}`,
 		},
 	}, {
 		name: "subagents and encrypted values by subtype",
@@ -104,9 +104,9 @@ func TestNormalizeWire(t *testing.T) {
 			`{"type":"REASONING_ENCRYPTED_VALUE","subtype":"message","entityId":"M","encryptedValue":"y"}`,
 		},
 		want: []string{
-			`{"type":"SUBAGENT_STARTED","subagentRunId":"subagent-1","parentSubagentRunId":"subagent-2","parentToolCallId":"call-3","name":"n"}`,
-			`{"type":"REASONING_ENCRYPTED_VALUE","entityId":"call-4","subtype":"tool-call","encryptedValue":"x"}`,
-			`{"type":"REASONING_ENCRYPTED_VALUE","entityId":"msg-5","subtype":"message","encryptedValue":"y"}`,
+			`{"type":"SUBAGENT_STARTED","subagentRunId":"subagent-1","parentSubagentRunId":"subagent-2","parentToolCallId":"call-1","name":"n"}`,
+			`{"type":"REASONING_ENCRYPTED_VALUE","entityId":"call-2","subtype":"tool-call","encryptedValue":"x"}`,
+			`{"type":"REASONING_ENCRYPTED_VALUE","entityId":"msg-1","subtype":"message","encryptedValue":"y"}`,
 		},
 	}, {
 		name: "ids that are not strings or are empty stay",

@@ -46,10 +46,22 @@ type Agent interface {
 
 // runner runs the agent once per AG-UI run of a case.
 type runner interface {
-	// run posts input and hands each event to emit, in order. It returns
-	// when the stream ends.
-	run(ctx context.Context, input agui.RunAgentInput, emit func(e agui.Event, line int) error) error
+	// run posts input and hands what it receives to rcv, in order. It
+	// returns when the stream ends.
+	run(ctx context.Context, input agui.RunAgentInput, rcv receiver) error
 	stop()
+}
+
+// receiver takes what a run receives. An error from it stops the run.
+type receiver struct {
+	// response takes the status and Content-Type of an HTTP agent's
+	// successful response, before its body.
+	response func(status int, contentType string) error
+	// event takes each event, with its line in the body (0 when none).
+	event func(e agui.Event, line int) error
+	// frame takes each frame of the body that holds no event the client
+	// can read; the stream goes on after it.
+	frame func(fe *agui.FrameError) error
 }
 
 // Handler makes an Agent of an http.Handler that serves AG-UI: it answers a
@@ -60,6 +72,7 @@ func Handler(build func(env Env) http.Handler) Agent { return handlerAgent{build
 type handlerAgent struct{ build func(Env) http.Handler }
 
 func (a handlerAgent) start(t testing.TB, env Env) (runner, error) {
+	t.Helper()
 	srv := httptest.NewServer(a.build(env))
 	return &httpRunner{url: srv.URL, close: srv.Close}, nil
 }
@@ -73,6 +86,7 @@ func URL(url string) Agent { return urlAgent(url) }
 type urlAgent string
 
 func (a urlAgent) start(t testing.TB, env Env) (runner, error) {
+	t.Helper()
 	return &httpRunner{url: string(a), close: func() {}}, nil
 }
 
@@ -83,7 +97,7 @@ type httpRunner struct {
 
 func (r *httpRunner) stop() { r.close() }
 
-func (r *httpRunner) run(ctx context.Context, input agui.RunAgentInput, emit func(agui.Event, int) error) error {
+func (r *httpRunner) run(ctx context.Context, input agui.RunAgentInput, rcv receiver) error {
 	body, err := json.Marshal(input)
 	if err != nil {
 		return err
@@ -103,20 +117,30 @@ func (r *httpRunner) run(ctx context.Context, input agui.RunAgentInput, emit fun
 		b, _ := io.ReadAll(io.LimitReader(resp.Body, 4<<10))
 		return fmt.Errorf("POST %s: status %s: %s", r.url, resp.Status, bytes.TrimSpace(b))
 	}
-	return readStream(resp.Body, r.url, emit)
+	if err := rcv.response(resp.StatusCode, resp.Header.Get("Content-Type")); err != nil {
+		return err
+	}
+	return readStream(resp.Body, r.url, rcv)
 }
 
-func readStream(body io.Reader, name string, emit func(agui.Event, int) error) error {
+func readStream(body io.Reader, name string, rcv receiver) error {
 	rd := agui.NewReader(body, name)
 	for {
 		e, err := rd.Next()
 		if err == io.EOF {
 			return nil
 		}
+		var fe *agui.FrameError
+		if errors.As(err, &fe) {
+			if err := rcv.frame(fe); err != nil {
+				return err
+			}
+			continue
+		}
 		if err != nil {
 			return err
 		}
-		if err := emit(e, rd.Line()); err != nil {
+		if err := rcv.event(e, rd.Line()); err != nil {
 			return err
 		}
 	}
@@ -134,6 +158,7 @@ type funcAgent struct {
 }
 
 func (a funcAgent) start(t testing.TB, env Env) (runner, error) {
+	t.Helper()
 	return &funcRunner{fn: a.run, env: env}, nil
 }
 
@@ -144,8 +169,8 @@ type funcRunner struct {
 
 func (r *funcRunner) stop() {}
 
-func (r *funcRunner) run(ctx context.Context, input agui.RunAgentInput, emit func(agui.Event, int) error) error {
-	return r.fn(ctx, r.env, input, func(e agui.Event) error { return emit(e, 0) })
+func (r *funcRunner) run(ctx context.Context, input agui.RunAgentInput, rcv receiver) error {
+	return r.fn(ctx, r.env, input, func(e agui.Event) error { return rcv.event(e, 0) })
 }
 
 // Command makes an Agent of a program, started for each case, so that
@@ -173,6 +198,7 @@ type CommandAgent struct {
 }
 
 func (a *CommandAgent) start(t testing.TB, env Env) (runner, error) {
+	t.Helper()
 	port, err := freePort()
 	if err != nil {
 		return nil, err
@@ -238,8 +264,8 @@ func (r *commandRunner) kill() {
 	}
 }
 
-func (r *commandRunner) run(ctx context.Context, input agui.RunAgentInput, emit func(agui.Event, int) error) error {
-	err := r.httpRunner.run(ctx, input, emit)
+func (r *commandRunner) run(ctx context.Context, input agui.RunAgentInput, rcv receiver) error {
+	err := r.httpRunner.run(ctx, input, rcv)
 	if err != nil {
 		return fmt.Errorf("%w\nagent output:\n%s", err, tail(r.out.String(), 40))
 	}

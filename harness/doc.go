@@ -39,12 +39,26 @@
 //
 // # Failures
 //
-// Every problem is reported with t.Errorf, naming the case (the subtest),
-// the run, and the event index, type and ids or the scripted turn, and the
+// Every problem is reported with t.Errorf at the line of the test that
+// called Run, naming the case (the subtest), the run, and the event, its
+// type and ids, or the scripted turn; runs, events, turns and requests are
+// numbered from 1 (run N has run id run-N, as its golden placeholder). The
 // case goes on where later checks still mean something: verifier
 // violations, scripted turns left unused, unexpected model requests, failed
-// request expectations, golden mismatches (event by event, -want +got).
-// Only an agent that cannot be started stops a case at once.
+// request expectations, golden mismatches (event by event, as JSON lines
+// -want +got and the values that differ, in words).
+// A case that cannot run (a [Tool] without Run) or an agent that cannot be
+// started stops a case at once. As the reference client reads it, an HTTP
+// agent's response must have a 2xx status and an event-stream
+// Content-Type, a run must have events, and a frame of the body that holds
+// no event (data that is not JSON) is a violation after which the stream is
+// read on.
+//
+// A run that the agent ends with RUN_ERROR fails the case unless the case
+// expects it ([Case].WantError). Its message and code are reported first,
+// before the turns it left unused and the golden it changed, since they
+// are the cause; so is a request that failed. The rest follows in the
+// order found.
 //
 // # Concurrency
 //

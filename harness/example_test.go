@@ -1,6 +1,7 @@
 package harness_test
 
 import (
+	"context"
 	"encoding/json"
 	"net/http"
 	"testing"
@@ -26,7 +27,7 @@ func ExampleRun() {
 				Input: harness.User("Where am I?"),
 				Tools: []harness.Tool{{
 					Name: "get_user_location",
-					Run:  func(json.RawMessage) (string, error) { return `{"city":"Seoul"}`, nil },
+					Run:  func(context.Context, json.RawMessage) (string, error) { return `{"city":"Seoul"}`, nil },
 				}},
 				Script: scripted.Script{Turns: []scripted.Turn{
 					{Calls: []scripted.Call{{ID: "c1", Name: "get_user_location"}}},

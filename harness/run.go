@@ -14,6 +14,7 @@ import (
 
 	"github.com/aguitest/aguitest/agui"
 	"github.com/aguitest/aguitest/golden"
+	"github.com/aguitest/aguitest/internal/words"
 	"github.com/aguitest/aguitest/recorder"
 	"github.com/aguitest/aguitest/scripted"
 )
@@ -43,15 +44,28 @@ type Case struct {
 	Script scripted.Script
 	// Tools are the frontend tools: declared to the agent in the input's
 	// tools and run by the harness, as a client would, when a run ends with
-	// calls to them that got no TOOL_CALL_RESULT.
+	// calls to them that got no TOOL_CALL_RESULT. Each must have a Run.
 	Tools []Tool
 	// Golden selects the golden file kept for the case (Merged by default).
 	Golden Golden
 	// Scrubs replace volatile values before the golden comparison.
 	Scrubs []golden.Scrub
 	// Profile is the verifier profile every run is checked with (Strict
-	// by default).
+	// by default). Each run is verified with its RunAgentInput, so results
+	// for calls of the message history are known.
 	Profile agui.Profile
+	// Allow waives verifier rules by name (agui.Options.Allow): accept one
+	// framework quirk and keep every other rule.
+	Allow []agui.Rule
+	// Enable turns on opt-in verifier rules by name (agui.Options.Enable).
+	Enable []agui.Rule
+	// WantError, when set, says the agent must end a run of the case with
+	// RUN_ERROR, as WantError describes: an error the test expects (the
+	// provider failed, a call was refused). Without it, a run that ends
+	// with RUN_ERROR fails the case, and its message and code are reported
+	// first, as the cause of what follows (turns left unused, a golden
+	// that differs).
+	WantError *WantError
 	// Check runs extra checks over the result.
 	Check func(t *testing.T, r *Result)
 	// MaxRuns bounds the runs of the case (frontend tool round trips and
@@ -83,15 +97,26 @@ func User(text string) Input {
 	return Input{Messages: []agui.Message{agui.UserMessage("user-1", text)}}
 }
 
-// Tool is a frontend tool: declared to the agent and run by the harness.
+// Tool is a frontend tool: declared to the agent in the input's tools, and
+// run by the harness, as a client runs it, when a run ends with a call to
+// it that got no TOOL_CALL_RESULT.
 type Tool struct {
 	Name        string
 	Description string
 	// Parameters is the JSON Schema of the arguments.
 	Parameters json.RawMessage
-	// Run executes a call. Its result is sent back as a tool message's
-	// content; an error becomes the tool message's error.
-	Run func(args json.RawMessage) (string, error)
+	// Run executes a call. ctx is the case's: it is cancelled when the
+	// case ends. args are the call's TOOL_CALL_ARGS deltas joined, or {}
+	// when none were streamed, as the reference client hands a call to a
+	// frontend tool; the assistant message posted back keeps the call's
+	// arguments as streamed, as the reference client does. The result is
+	// sent back as a tool message's content; an error becomes the tool
+	// message's error.
+	//
+	// Run is required: a case with a Tool without Run fails at its start.
+	// For a tool the agent must answer itself, return an error: if the
+	// agent ever leaves the call to the client, the error reaches it.
+	Run func(ctx context.Context, args json.RawMessage) (string, error)
 }
 
 // Result is what a case produced, as a check sees it.
@@ -188,6 +213,7 @@ func (o Options) Run(t *testing.T, agent Agent, cases []Case) {
 	}
 	for _, c := range cases {
 		t.Run(c.Name, func(t *testing.T) {
+			t.Helper()
 			if o.Parallel {
 				t.Parallel()
 			}
@@ -202,14 +228,30 @@ func (o Options) Run(t *testing.T, agent Agent, cases []Case) {
 // RunCase runs one case in t, without a subtest of its own, and returns
 // its result; the case's Check is not called. Run uses it for each case;
 // call it directly from a benchmark or a driver of your own. It returns nil
-// when the agent could not be started (the failure is reported on t).
+// when the case cannot run (a Tool without Run, a WantError whose Message
+// is not a regular expression) or the agent could not be started; the
+// failure is reported on t.
+//
+// Failures are reported when the case is over, on t's goroutine: first
+// what ended a run early (a RUN_ERROR the case does not expect, a request
+// that failed), then the rest in the order found.
 func (o Options) RunCase(t testing.TB, agent Agent, c Case) *Result {
+	t.Helper()
+	rep := &report{}
+	defer rep.flush(t)
+	want, err := c.validate()
+	if err != nil {
+		rep.errorf("%v", err)
+		return nil
+	}
+	ctx, cancel := context.WithCancel(t.Context())
+	defer cancel()
 	srv := scripted.NewServer(c.Script)
 	defer srv.Close()
 	env := Env{BaseURL: srv.URL, APIKey: "aguitest", Model: srv.Model(), Case: c.Name}
 	r, err := agent.start(t, env)
 	if err != nil {
-		t.Errorf("starting the agent: %v", err)
+		rep.errorf("starting the agent: %v", err)
 		return nil
 	}
 	defer r.stop()
@@ -219,21 +261,22 @@ func (o Options) RunCase(t testing.TB, agent Agent, c Case) *Result {
 		top, _, _ := strings.Cut(t.Name(), "/")
 		dir := filepath.Join(o.RecordDir, top)
 		if err := os.MkdirAll(dir, 0o755); err != nil {
-			t.Errorf("recording: %v", err)
+			rep.errorf("recording: %v", err)
 		} else if rec, err = recorder.Create(filepath.Join(dir, goldenName(c.Name)+".jsonl"), recorder.Header{Source: "harness"}); err != nil {
-			t.Errorf("recording: %v", err)
+			rep.errorf("recording: %v", err)
 		} else {
 			defer func() {
 				if err := rec.Close(); err != nil {
-					t.Errorf("recording: %v", err)
+					rep.errorf("recording: %v", err)
 				}
 			}()
 		}
 	}
-	res := execute(t, o, c, r, rec)
+	res := execute(ctx, rep, o, c, r, rec)
+	want.check(rep, res)
 
 	if err := srv.Check(); err != nil {
-		t.Errorf("scripted LLM: %v", err)
+		rep.errorf("scripted LLM: %v", err)
 	}
 	res.Requests = srv.Requests()
 
@@ -249,10 +292,28 @@ func (o Options) RunCase(t testing.TB, agent Agent, c Case) *Result {
 		}
 		top, _, _ := strings.Cut(t.Name(), "/")
 		if err := golden.Check(filepath.Join(dir, top), goldenName(c.Name), golden.Marshal(entries), golden.Update()); err != nil {
-			t.Error(err)
+			rep.errorf("%v", err)
 		}
 	}
 	return res
+}
+
+// validate reports what makes a case impossible to run, before it starts,
+// and returns its compiled WantError.
+func (c *Case) validate() (*wantError, error) {
+	var errs []error
+	for _, tool := range c.Tools {
+		if tool.Run == nil {
+			errs = append(errs, fmt.Errorf("harness: case %q: tool %q has no Run; "+
+				"the harness runs a frontend tool when the agent leaves a call to the client: "+
+				"set Tool.Run (to a func returning an error if the agent must answer the call itself)", c.Name, tool.Name))
+		}
+	}
+	want, err := c.WantError.compile()
+	if err != nil {
+		errs = append(errs, fmt.Errorf("harness: case %q: %w", c.Name, err))
+	}
+	return want, errors.Join(errs...)
 }
 
 // goldenName makes a case name safe as a file name.
@@ -267,7 +328,7 @@ func goldenName(name string) string {
 }
 
 // execute runs the conversation of a case and reports what goes wrong.
-func execute(t testing.TB, o Options, c Case, r runner, rec *recorder.Writer) *Result {
+func execute(ctx context.Context, rep *report, o Options, c Case, r runner, rec *recorder.Writer) *Result {
 	maxRuns := c.MaxRuns
 	if maxRuns == 0 {
 		maxRuns = 10
@@ -306,10 +367,11 @@ func execute(t testing.TB, o Options, c Case, r runner, rec *recorder.Writer) *R
 		if input.RunID == "" || n > 1 {
 			input.RunID = fmt.Sprintf("run-%d", n)
 		}
-		run := runOnce(t, n, input, c.Profile, r, conv, timeout, rec)
+		opts := agui.Options{Profile: c.Profile, Allow: c.Allow, Enable: c.Enable, Input: &input}
+		run := runOnce(ctx, rep, n, input, opts, r, conv, timeout, rec)
 		res.Runs = append(res.Runs, run)
 		if run.Err != nil {
-			t.Errorf("run %d: %v", n, run.Err)
+			rep.causef("run %d: %v", n, run.Err)
 			break
 		}
 		pending := pendingCalls(run.Events, tools)
@@ -321,7 +383,7 @@ func execute(t testing.TB, o Options, c Case, r runner, rec *recorder.Writer) *R
 			followUps = followUps[1:]
 		}
 		for _, call := range pending {
-			content, err := tools[call.name].Run(json.RawMessage(call.args))
+			content, err := tools[call.name].Run(ctx, call.arguments())
 			msg := agui.ToolMessage(call.id+"-result", call.id, content)
 			if err != nil {
 				msg.Error = err.Error()
@@ -329,7 +391,7 @@ func execute(t testing.TB, o Options, c Case, r runner, rec *recorder.Writer) *R
 			conv.add(msg)
 		}
 		if n >= maxRuns {
-			t.Errorf("run %d: the conversation has not settled after %d runs (MaxRuns); pending frontend calls: %v", n, maxRuns, pending)
+			rep.errorf("run %d: the conversation has not settled after %s (MaxRuns); pending frontend calls: %v", n, words.Count(maxRuns, "run", "runs"), pending)
 			break
 		}
 		input = agui.RunAgentInput{
@@ -347,53 +409,76 @@ func execute(t testing.TB, o Options, c Case, r runner, rec *recorder.Writer) *R
 }
 
 // runOnce posts one run and verifies its stream as it arrives.
-func runOnce(t testing.TB, n int, input agui.RunAgentInput, p agui.Profile, r runner, conv *conversation, timeout time.Duration, rec *recorder.Writer) RunResult {
+func runOnce(ctx context.Context, rep *report, n int, input agui.RunAgentInput, opts agui.Options, r runner, conv *conversation, timeout time.Duration, rec *recorder.Writer) RunResult {
 	run := RunResult{Input: input}
 	var sink *recorder.Sink
 	if rec != nil {
 		sink = &recorder.Sink{Run: input.RunID, Writer: rec}
 		if err := sink.Request(input, nil); err != nil {
-			t.Errorf("run %d: recording: %v", n, err)
+			rep.errorf("run %d: recording: %v", n, err)
 		}
 		defer func() {
 			if err := sink.Close(); err != nil {
-				t.Errorf("run %d: recording: %v", n, err)
+				rep.errorf("run %d: recording: %v", n, err)
 			}
 		}()
 	}
-	v := agui.NewVerifier(agui.Options{Profile: p})
+	v := agui.NewVerifier(opts)
 	var x agui.Expander
-	ctx, cancel := context.WithTimeout(context.Background(), timeout)
+	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	var mu sync.Mutex // a Func agent may emit from its own goroutines
 	done := false
-	err := r.run(ctx, input, func(e agui.Event, line int) error {
-		mu.Lock()
-		defer mu.Unlock()
-		if done {
-			return errStopped
-		}
-		i := len(run.Events)
-		run.Events = append(run.Events, e)
-		if sink != nil {
-			if err := sink.Emit(e); err != nil {
-				t.Errorf("run %d: event %d: recording: %v", n, i, err)
-			}
-		}
-		for _, vi := range v.Push(e) {
+	report := func(vs []agui.Violation, line int) {
+		for _, vi := range vs {
 			run.Violations = append(run.Violations, vi)
-			t.Errorf("run %d: %s", n, describe(vi, line))
+			rep.errorf("run %d: %s", n, describe(vi, line))
 		}
-		expanded, xerr := x.Push(e)
-		if xerr != nil {
-			return nil // the verifier has reported it
-		}
-		for _, ee := range expanded {
-			if err := conv.apply(ee); err != nil {
-				t.Errorf("run %d: event %d (%s): %v", n, i, e.Type(), err)
+	}
+	err := r.run(ctx, input, receiver{
+		response: func(status int, contentType string) error {
+			mu.Lock()
+			defer mu.Unlock()
+			report(v.Response(status, contentType), 0)
+			return nil
+		},
+		frame: func(fe *agui.FrameError) error {
+			mu.Lock()
+			defer mu.Unlock()
+			if done {
+				return errStopped
 			}
-		}
-		return nil
+			for _, vi := range v.PushFrame(fe) {
+				run.Violations = append(run.Violations, vi)
+				rep.errorf("run %d: frame %d at line %d: %s: %s", n, fe.Frame, fe.Line, vi.Rule, vi.Message)
+			}
+			return nil
+		},
+		event: func(e agui.Event, line int) error {
+			mu.Lock()
+			defer mu.Unlock()
+			if done {
+				return errStopped
+			}
+			i := len(run.Events)
+			run.Events = append(run.Events, e)
+			if sink != nil {
+				if err := sink.Emit(e); err != nil {
+					rep.errorf("run %d: event %d: recording: %v", n, i+1, err)
+				}
+			}
+			report(v.Push(e), line)
+			expanded, xerr := x.Push(e)
+			if xerr != nil {
+				return nil // the verifier has reported it
+			}
+			for _, ee := range expanded {
+				if err := conv.apply(ee); err != nil {
+					rep.errorf("run %d: event %d (%s): %v", n, i+1, e.Type(), err)
+				}
+			}
+			return nil
+		},
 	})
 	mu.Lock()
 	done = true
@@ -402,17 +487,18 @@ func runOnce(t testing.TB, n int, input agui.RunAgentInput, p agui.Profile, r ru
 		run.Err = err
 		return run
 	}
-	for _, vi := range v.Finish() {
-		run.Violations = append(run.Violations, vi)
-		t.Errorf("run %d: %s", n, describe(vi, 0))
-	}
+	report(v.Finish(), 0)
 	return run
 }
 
+// describe says what a violation is and where, numbering events from 1.
 func describe(v agui.Violation, line int) string {
-	where := fmt.Sprintf("event %d (%s)", v.Index, v.Type)
-	if v.Type == "" {
-		where = fmt.Sprintf("end of stream after %d events", v.Index)
+	where := fmt.Sprintf("event %d (%s)", v.Index+1, v.Type)
+	switch {
+	case v.Rule == agui.RuleHTTPStatus || v.Rule == agui.RuleContentType:
+		where = "response"
+	case v.Type == "":
+		where = "end of stream after " + words.Count(v.Index, "event", "events")
 	}
 	if line > 0 {
 		where += fmt.Sprintf(" at line %d", line)
@@ -426,6 +512,15 @@ func describe(v agui.Violation, line int) string {
 type pendingCall struct{ id, name, args string }
 
 func (p pendingCall) String() string { return p.name + "(" + p.id + ")" }
+
+// arguments are what a frontend tool gets: the streamed arguments, or {}
+// when there are none (the reference client parses "" as no arguments).
+func (p pendingCall) arguments() json.RawMessage {
+	if strings.TrimSpace(p.args) == "" {
+		return json.RawMessage("{}")
+	}
+	return json.RawMessage(p.args)
+}
 
 // pendingCalls returns the calls of a run to offered frontend tools that
 // ended without a TOOL_CALL_RESULT, in the order they started.

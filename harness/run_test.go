@@ -11,6 +11,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -29,7 +30,7 @@ var locationTool = harness.Tool{
 	Name:        "get_user_location",
 	Description: "Where the user is.",
 	Parameters:  json.RawMessage(`{"type":"object","properties":{}}`),
-	Run: func(args json.RawMessage) (string, error) {
+	Run: func(_ context.Context, args json.RawMessage) (string, error) {
 		return `{"city":"Seoul"}`, nil
 	},
 }
@@ -38,7 +39,7 @@ var sensorsTool = harness.Tool{
 	Name:        "read_climate_sensors",
 	Description: "Temperature and humidity of a room.",
 	Parameters:  json.RawMessage(`{"type":"object","properties":{"room":{"type":"string"}}}`),
-	Run: func(args json.RawMessage) (string, error) {
+	Run: func(_ context.Context, args json.RawMessage) (string, error) {
 		return `{"tempC":21,"humidity":0.4}`, nil
 	},
 }
@@ -214,11 +215,33 @@ func TestFailureReports(t *testing.T) {
 	}{
 		{"BuggyInterleaving", []string{
 			"TestChildScenario/BuggyInterleaving/parallel",
-			"run 1: event 10 (TOOL_CALL_END) [toolCallId=call-b]: args-not-json: the arguments of tool call 'call-b' are not JSON",
+			"run 1: event 11 (TOOL_CALL_END) [toolCallId=call-b]: args-not-json: the arguments of tool call 'call-b' are not JSON",
 			`"{\"ti{\"idtle\"\":1}:\"a\"}"`,
 		}},
-		{"UnusedTurn", []string{"scripted LLM:", "turn 1", "unused"}},
+		{"UnusedTurn", []string{"scripted LLM: turn 2 was never used: 1 request for 2 turns"}},
 		{"MissingGolden", []string{"golden file missing", "-update"}},
+		{"RunErrorFirst", []string{
+			`run 1 ended with RUN_ERROR: message "the provider is down", code "PROVIDER_DOWN"`,
+			"scripted LLM:",
+			"golden file missing",
+		}},
+		{"WantErrorMissing", []string{
+			`want a run ending with RUN_ERROR (message matching "down", code "PROVIDER_DOWN"), got none: run 1 finished`,
+		}},
+		{"WantErrorOther", []string{
+			`run 1 ended with RUN_ERROR: got message "the provider is down", code "PROVIDER_DOWN", want code "RATE_LIMITED"`,
+		}},
+		{"EnableEmptyDelta", []string{"run 1: event 3 (TEXT_MESSAGE_CONTENT) [messageId=m]: empty-delta: "}},
+		{"NotAnEventStream", []string{"run 1: response: content-type: the response has Content-Type \"application/json\""}},
+		{"UnreadableFrame", []string{
+			"run 1: frame 2 at line 3: frame-json: ",
+			"run 1: event 2 (TEXT_MESSAGE_END) at line 5 [messageId=m]: message-not-open: ",
+		}},
+		{"WantErrorBadPattern", []string{`case "bad": WantError.Message is not a regular expression`}},
+		{"ToolWithoutRun", []string{
+			`case "location": tool "get_user_location" has no Run`,
+			"--- PASS: TestChildScenario/ToolWithoutRun/fine",
+		}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -230,10 +253,22 @@ func TestFailureReports(t *testing.T) {
 			if err == nil {
 				t.Fatalf("the scenario passed; want it to fail. Output:\n%s", out.String())
 			}
+			assert.NotContains(t, out.String(), "panic:")
+			// Every failure points at the test's own line, not at the
+			// harness's insides.
+			places := regexp.MustCompile(`(?m)^\s+(\S+\.go:\d+): `).FindAllStringSubmatch(out.String(), -1)
+			assert.NotEmpty(t, places, "no failure lines:\n%s", out.String())
+			for _, p := range places {
+				assert.Regexp(t, `^run_test\.go:\d+$`, p[1], "a failure line's place")
+			}
+			// Each wanted line is there, in this order.
+			rest := out.String()
 			for _, w := range tt.want {
-				if !strings.Contains(strings.ToLower(out.String()), strings.ToLower(w)) {
-					t.Errorf("output lacks %q:\n%s", w, out.String())
+				i := strings.Index(rest, w)
+				if !assert.GreaterOrEqual(t, i, 0, "output lacks %q after what came before:\n%s", w, out.String()) {
+					break
 				}
+				rest = rest[i+len(w):]
 			}
 		})
 	}
@@ -269,6 +304,86 @@ func TestChildScenario(t *testing.T) {
 			Script: scripted.Script{Turns: []scripted.Turn{{Text: "one"}}},
 		}})
 	})
+	t.Run("RunErrorFirst", func(t *testing.T) {
+		harness.Options{Dir: dir}.Run(t, harness.Func(failingAgent("the provider is down", "PROVIDER_DOWN")), []harness.Case{{
+			Name: "down", Input: harness.User("hi"),
+			Script: scripted.Script{Turns: []scripted.Turn{{Text: "one"}}},
+		}})
+	})
+	t.Run("WantErrorMissing", func(t *testing.T) {
+		harness.Options{Dir: dir}.Run(t, harness.Func(chatAgent(false)), []harness.Case{{
+			Name: "fine", Input: harness.User("hi"), Golden: harness.NoGolden,
+			Script:    scripted.Script{Turns: []scripted.Turn{{Text: "one"}}},
+			WantError: &harness.WantError{Message: "down", Code: "PROVIDER_DOWN"},
+		}})
+	})
+	t.Run("WantErrorOther", func(t *testing.T) {
+		harness.Options{Dir: dir}.Run(t, harness.Func(failingAgent("the provider is down", "PROVIDER_DOWN")), []harness.Case{{
+			Name: "down", Input: harness.User("hi"), Golden: harness.NoGolden,
+			Script:    scripted.Script{Turns: []scripted.Turn{{Text: "one"}}},
+			WantError: &harness.WantError{Code: "RATE_LIMITED"},
+		}})
+	})
+	t.Run("EnableEmptyDelta", func(t *testing.T) {
+		emptyDelta := func(_ context.Context, _ harness.Env, in agui.RunAgentInput, emit func(agui.Event) error) error {
+			for _, e := range []agui.Event{
+				agui.NewRunStarted(in.ThreadID, in.RunID),
+				agui.NewTextMessageStart("m"),
+				agui.NewEvent(agui.TextMessageContent, "messageId", "m", "delta", ""),
+				agui.NewTextMessageEnd("m"),
+				agui.NewRunFinished(in.ThreadID, in.RunID),
+			} {
+				if err := emit(e); err != nil {
+					return err
+				}
+			}
+			return nil
+		}
+		harness.Options{Dir: dir}.Run(t, harness.Func(emptyDelta), []harness.Case{{
+			Name: "empty", Input: harness.User("hi"), Golden: harness.NoGolden,
+			Enable: []agui.Rule{agui.RuleEmptyDelta},
+		}})
+	})
+	t.Run("NotAnEventStream", func(t *testing.T) {
+		// Valid events, as a JSON array: HttpAgent reads only an event
+		// stream, so this agent serves no client.
+		agent := harness.Handler(func(harness.Env) http.Handler {
+			return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				w.Header().Set("Content-Type", "application/json")
+				fmt.Fprint(w, `[{"type":"RUN_STARTED","threadId":"t","runId":"r"},{"type":"RUN_FINISHED","threadId":"t","runId":"r"}]`)
+			})
+		})
+		harness.Options{Dir: dir}.Run(t, agent, []harness.Case{{Name: "json", Input: harness.User("hi"), Golden: harness.NoGolden}})
+	})
+	t.Run("UnreadableFrame", func(t *testing.T) {
+		// The second frame is not JSON: the client drops it with an
+		// error; the harness reports it and reads on.
+		agent := harness.Handler(func(harness.Env) http.Handler {
+			return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				w.Header().Set("Content-Type", "text/event-stream")
+				fmt.Fprint(w, "data: {\"type\":\"RUN_STARTED\",\"threadId\":\"t\",\"runId\":\"r\"}\n\n"+
+					"data: {\"type\":\"TEXT_MESSAGE_START\",\"messageId\":\"m\"\n\n"+
+					"data: {\"type\":\"TEXT_MESSAGE_END\",\"messageId\":\"m\"}\n\n"+
+					"data: {\"type\":\"RUN_FINISHED\",\"threadId\":\"t\",\"runId\":\"r\"}\n\n")
+			})
+		})
+		harness.Options{Dir: dir}.Run(t, agent, []harness.Case{{Name: "frame", Input: harness.User("hi"), Golden: harness.NoGolden}})
+	})
+	t.Run("WantErrorBadPattern", func(t *testing.T) {
+		harness.Options{Dir: dir}.Run(t, harness.Func(failingAgent("x", "")), []harness.Case{{
+			Name: "bad", Input: harness.User("hi"), Golden: harness.NoGolden,
+			WantError: &harness.WantError{Message: "("},
+		}})
+	})
+	t.Run("ToolWithoutRun", func(t *testing.T) {
+		harness.Options{Dir: dir}.Run(t, harness.Func(locationAgent), []harness.Case{{
+			Name: "location", Input: harness.User("Where am I?"), Golden: harness.NoGolden,
+			Tools: []harness.Tool{{Name: "get_user_location"}},
+		}, {
+			Name: "fine", Input: harness.User("Where am I?"), Golden: harness.NoGolden,
+			Tools: []harness.Tool{locationTool},
+		}})
+	})
 	fmt.Println("scenario", scenario, "done")
 }
 
@@ -280,6 +395,7 @@ func TestURLAgent(t *testing.T) {
 			http.Error(w, err.Error(), http.StatusBadRequest)
 			return
 		}
+		w.Header().Set("Content-Type", "text/event-stream")
 		enc := agui.NewSSEEncoder(w)
 		for _, e := range []agui.Event{
 			agui.NewRunStarted(in.ThreadID, in.RunID),
@@ -298,4 +414,41 @@ func TestURLAgent(t *testing.T) {
 		Name: "ping", Input: harness.User("ping"), Golden: harness.NoGolden,
 		Check: func(t *testing.T, r *harness.Result) { assert.Equal(t, "pong", r.LastText()) },
 	}})
+}
+
+// failingAgent ends every run with RUN_ERROR before asking the model.
+func failingAgent(message, code string) func(context.Context, harness.Env, agui.RunAgentInput, func(agui.Event) error) error {
+	return func(_ context.Context, _ harness.Env, in agui.RunAgentInput, emit func(agui.Event) error) error {
+		if err := emit(agui.NewRunStarted(in.ThreadID, in.RunID)); err != nil {
+			return err
+		}
+		return emit(agui.NewRunError(message, code))
+	}
+}
+
+// A run ending with the RUN_ERROR a case expects passes; a provider error
+// the agent turns into RUN_ERROR is such a case.
+func TestWantError(t *testing.T) {
+	ran := false
+	harness.Options{Dir: t.TempDir()}.Run(t, harness.Func(chatAgent(false)), []harness.Case{{
+		Name:  "provider-down",
+		Input: harness.User("hi"),
+		Script: scripted.Script{Turns: []scripted.Turn{{
+			Fault: &scripted.Fault{Kind: scripted.FaultStatus, Status: 503, Message: "overloaded"},
+		}}},
+		Golden:    harness.NoGolden,
+		WantError: &harness.WantError{Message: `HTTP status 503\b.*overloaded`},
+		Check: func(t *testing.T, r *harness.Result) {
+			ran = true
+			require.Len(t, r.Runs, 1)
+			assert.Empty(t, r.Runs[0].Violations)
+		},
+	}})
+	harness.Options{Dir: t.TempDir()}.Run(t, harness.Func(failingAgent("no", "")), []harness.Case{{
+		Name:      "any-error",
+		Input:     harness.User("hi"),
+		Golden:    harness.NoGolden,
+		WantError: &harness.WantError{},
+	}})
+	assert.True(t, ran, "the case's Check ran")
 }

@@ -30,7 +30,10 @@
 // bounded per-run buffer that a goroutine parses and writes. When storage
 // falls behind, what does not fit is dropped and counted; when it fails,
 // the run's recording stops; both show in Handler.Stats and in the run's end
-// record. A client going away mid-stream is recorded as "client_gone".
+// record, and a failure is reported (Config.OnError, or slog.Default at
+// level Error when that is nil). Middleware creates Config.Dir, and says so
+// at once when it cannot. A client going away mid-stream is recorded as
+// "client_gone".
 //
 // # Redaction
 //

@@ -4,10 +4,14 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
+	"log/slog"
 	"math/rand/v2"
 	"net/http"
+	"os"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -35,7 +39,8 @@ const maxRequestBody = 16 << 20
 // Config configures Middleware. Set Dir or Writer.
 type Config struct {
 	// Dir receives one recording file per run, named by the run's start
-	// time, a sequence number and its id.
+	// time, a sequence number and its id. Middleware creates it (and its
+	// parents) if it does not exist.
 	Dir string
 	// Writer receives every run's records, interleaved, when Dir is "".
 	Writer *Writer
@@ -64,7 +69,9 @@ type Config struct {
 
 	// Clock returns the current time; nil means time.Now.
 	Clock func() time.Time
-	// OnError is called (from a background goroutine) when storage fails.
+	// OnError is called (from a background goroutine) when storage fails,
+	// and by Middleware when Dir cannot be created. Nil logs each failure
+	// with slog.Default at level Error.
 	OnError func(error)
 }
 
@@ -125,6 +132,11 @@ type Handler struct {
 // that name. Provider exchanges made with a Transport using the request's
 // context are recorded into the same run.
 //
+// Middleware creates cfg.Dir if it does not exist. When it cannot, it
+// reports why (OnError, or slog.Default) and returns a handler that serves
+// every request as usual, each run's storage failing and being reported
+// and counted, until the directory can be written.
+//
 // It panics when cfg has neither Dir nor Writer.
 func Middleware(next http.Handler, cfg Config) *Handler {
 	if cfg.Dir == "" && cfg.Writer == nil {
@@ -142,7 +154,22 @@ func Middleware(next http.Handler, cfg Config) *Handler {
 	if cfg.Source == "" {
 		cfg.Source = "middleware"
 	}
-	return &Handler{next: next, cfg: cfg}
+	h := &Handler{next: next, cfg: cfg}
+	if cfg.Dir != "" {
+		if err := os.MkdirAll(cfg.Dir, 0o755); err != nil {
+			h.report(fmt.Errorf("recorder: cannot create the recording directory %s: %w; runs will not be recorded until it can be", cfg.Dir, err))
+		}
+	}
+	return h
+}
+
+// report hands a storage failure to OnError, or logs it.
+func (h *Handler) report(err error) {
+	if f := h.cfg.OnError; f != nil {
+		f(err)
+		return
+	}
+	slog.Default().Error(err.Error())
 }
 
 // Stats returns the counters.
@@ -551,9 +578,7 @@ func (rn *run) fail(err error) {
 	rn.storageErr = true
 	rn.h.storageErrors.Add(1)
 	rn.h.droppedRecords.Add(int64(rn.nlines))
-	if f := rn.h.cfg.OnError; f != nil {
-		f(fmt.Errorf("recorder: run %s: %w", rn.id, err))
-	}
+	rn.h.report(fmt.Errorf("recorder: run %s: %w", rn.id, err))
 }
 
 func (rn *run) open() error {
@@ -563,7 +588,14 @@ func (rn *run) open() error {
 		return nil
 	}
 	name := fmt.Sprintf("%s-%06d-%s.jsonl", rn.start.UTC().Format("20060102T150405.000000Z"), rn.seq, safeName(rn.id))
-	w, err := Create(filepath.Join(cfg.Dir, name), Header{Created: rn.start.UTC(), Source: cfg.Source})
+	path := filepath.Join(cfg.Dir, name)
+	w, err := Create(path, Header{Created: rn.start.UTC(), Source: cfg.Source})
+	if errors.Is(err, fs.ErrNotExist) {
+		// The directory went away (or could not be made at first).
+		if err = os.MkdirAll(cfg.Dir, 0o755); err == nil {
+			w, err = Create(path, Header{Created: rn.start.UTC(), Source: cfg.Source})
+		}
+	}
 	if err != nil {
 		return err
 	}

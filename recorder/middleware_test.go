@@ -200,6 +200,7 @@ func TestMiddlewareFlushesThrough(t *testing.T) {
 }
 
 func discardWriter(t *testing.T) *Writer {
+	t.Helper()
 	w, err := NewWriter(io.Discard, Header{})
 	if err != nil {
 		t.Fatal(err)

@@ -1,5 +1,5 @@
 package recorder_test
 
-// The golden package registers the -update flag, so that
-// "go test ./... -update" runs in every package of the module.
-import _ "github.com/aguitest/aguitest/golden"
+// goldie registers the -update flag, so that "go test ./... -update"
+// runs in every package of the module (see golden.Update).
+import _ "github.com/sebdah/goldie/v2"

@@ -217,7 +217,7 @@ func TestHandlerRunSelection(t *testing.T) {
 func TestHandlerClientGoneStops(t *testing.T) {
 	run := load(t, weather).Runs[0]
 	ctx, cancel := context.WithCancel(context.Background())
-	waited := make(chan struct{})
+	waited := make(chan struct{}, 1) // the first wait is never missed
 	blocked := func(ctx context.Context, d time.Duration) error {
 		select {
 		case waited <- struct{}{}:

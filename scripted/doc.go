@@ -45,9 +45,11 @@
 // # Strict by default
 //
 // A turn can state what its request must contain ([Expect]); a request that
-// does not match gets an error showing (-want +got). A request beyond the
-// last turn is an error, and Check reports turns never used. Each error
-// names its turn, and the file:line of the turn for a loaded script.
+// does not match gets an error saying, for each field of the expectation,
+// what the request had and what the turn wants. A request beyond the last
+// turn is an error, and Check reports turns never used. Each error names
+// its turn, and the file:line of the turn for a loaded script. Messages
+// number turns, requests and calls from 1.
 // Failure messages of the tests of this package print each plan with its
 // seed ([Plan.String]).
 //
@@ -100,16 +102,16 @@
 //	    text: Let me check.
 //	    calls:
 //	      - {id: a, name: get_weather, args: '{"city":"Paris"}'}
-//	      - {name: get_weather, fragments: ['{"city":', '"Rome"}']}   # id call_0_1
-//	    plan: {order: {by: schedule, schedule: a call_0_1 text a}}
+//	      - {name: get_weather, fragments: ['{"city":', '"Rome"}']}   # id call_1_2
+//	    plan: {order: {by: schedule, schedule: a call_1_2 text a}}
 //	  - expect:
-//	      tool_results: [a, call_0_1]
+//	      tool_results: [a, call_1_2]
 //	    text: Paris 18°C, Rome 24°C.
 //	    usage: {prompt_tokens: 120, completion_tokens: 9}
 //	  - fault: {kind: status, status: 429, retry_after: "2"}
 //	  - text: Retried.
 //	    fault: {kind: disconnect, after: 3}   # also: malformed, stall
 //
-// A call's id, when not given, is call_<turn>_<n> counted from 0; the
+// A call's id, when not given, is call_<turn>_<n> counted from 1; the
 // arguments must be JSON unless raw: true, and default to {}.
 package scripted

@@ -41,7 +41,7 @@ func ExampleModel_Stream() {
 	// Output:
 	// text "Checki"
 	// text "ng."
-	// call 0 id="call_0_0" name="get_weather" args=""
+	// call 0 id="call_1_1" name="get_weather" args=""
 	// call 0 id="" name="" args="{\"city"
 	// call 0 id="" name="" args="\":\"Par"
 	// call 0 id="" name="" args="is\"}"

@@ -70,20 +70,20 @@ func TestParseErrors(t *testing.T) {
 	}{
 		{"unknown field", "s.yaml", "turns:\n  - text: hi\n    txet: typo\n", []string{"s.yaml:3: field txet not found in Turn"}},
 		{"unknown plan field", "s.yaml", "plan:\n  splt: {}\nturns:\n  - text: hi\n", []string{"s.yaml:2: field splt not found"}},
-		{"args not JSON", "s.yaml", "turns:\n  - text: hi\n  - calls:\n      - name: f\n        args: '{oops'\n", []string{"s.yaml:3: turn 1: call 0 (f): args are not valid JSON"}},
-		{"schedule unknown call", "s.yaml", "turns:\n  - calls: [{id: a, name: f}, {id: b, name: g}]\n    plan: {order: {by: schedule, schedule: a b z}}\n", []string{`s.yaml:2: turn 0: plan: schedule entry "z" names no call`, "#0 f, #1 g"}},
+		{"args not JSON", "s.yaml", "turns:\n  - text: hi\n  - calls:\n      - name: f\n        args: '{oops'\n", []string{"s.yaml:3: turn 2: call 1 (f): args are not valid JSON"}},
+		{"schedule unknown call", "s.yaml", "turns:\n  - calls: [{id: a, name: f}, {id: b, name: g}]\n    plan: {order: {by: schedule, schedule: a b z}}\n", []string{`s.yaml:2: turn 1: plan: schedule entry "z" names no call`, "#1 f, #2 g"}},
 		{"yaml syntax", "s.yaml", "turns:\n  - text: [unclosed\n", []string{"s.yaml:"}},
 		{"json syntax", "s.json", "{\n  \"turns\": [\n    {\"text\": \"hi\",}\n  ]\n}", []string{"s.json:3:19: invalid character '}'"}},
 		{"no turns", "s.yaml", "model: m\n", []string{"s.yaml:1: the script has no turns"}},
 		{"empty", "s.yaml", "", []string{"s.yaml: empty script"}},
 		{"not a mapping", "s.yaml", "- a\n- b\n", []string{"s.yaml:1: want a mapping"}},
 		{"bad duration", "s.yaml", "plan: {every: soon}\nturns: [{text: hi}]\n", []string{"s.yaml:1:", `duration "soon"`}},
-		{"bad fault", "s.yaml", "turns:\n  - text: hi\n    fault: {kind: explode}\n", []string{`s.yaml:2: turn 0: fault: unknown kind "explode"`}},
-		{"status out of range", "s.yaml", "turns:\n  - fault: {kind: status, status: 200}\n", []string{"s.yaml:2: turn 0: fault: status 200"}},
+		{"bad fault", "s.yaml", "turns:\n  - text: hi\n    fault: {kind: explode}\n", []string{`s.yaml:2: turn 1: fault: unknown kind "explode"`}},
+		{"status out of range", "s.yaml", "turns:\n  - fault: {kind: status, status: 200}\n", []string{"s.yaml:2: turn 1: fault: status 200"}},
 		{"bad split", "s.yaml", "turns:\n  - text: hi\n    plan: {split: {by: syllables}}\n", []string{`unknown split "syllables"`}},
-		{"duplicate ids", "s.yaml", "turns:\n  - calls: [{id: x, name: f}, {id: x, name: g}]\n", []string{`s.yaml:2: turn 0: calls 0 and 1 share the id "x"`}},
+		{"duplicate ids", "s.yaml", "turns:\n  - calls: [{id: x, name: f}, {id: x, name: g}]\n", []string{`s.yaml:2: turn 1: calls 1 and 2 share the id "x"`}},
 		{"fragments differ", "s.yaml", "turns:\n  - text: abc\n    fragments: [a, b]\n", []string{"differs from its joined fragments"}},
-		{"several errors", "s.yaml", "turns:\n  - calls: [{name: ''}]\n  - fault: {kind: stall, status: 500}\n", []string{"s.yaml:2: turn 0: call 0 has no name", "s.yaml:3: turn 1: fault: kind stall takes no status"}},
+		{"several errors", "s.yaml", "turns:\n  - calls: [{name: ''}]\n  - fault: {kind: stall, status: 500}\n", []string{"s.yaml:2: turn 1: call 1 has no name", "s.yaml:3: turn 2: fault: kind stall takes no status"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -8,6 +8,8 @@ import (
 	"iter"
 	"sync"
 	"time"
+
+	"github.com/aguitest/aguitest/internal/words"
 )
 
 // Errors a stream yields when a turn's fault strikes part way through.
@@ -23,6 +25,8 @@ var (
 // A StatusError is the answer of a turn with a FaultStatus: the request
 // failed with an HTTP error status.
 type StatusError struct {
+	// Turn is the index of the turn in the script's Turns, from 0; the
+	// message numbers turns from 1, as every message does.
 	Turn       int
 	Status     int
 	RetryAfter string
@@ -32,7 +36,7 @@ type StatusError struct {
 
 // Error describes the status, Retry-After and body.
 func (e *StatusError) Error() string {
-	s := fmt.Sprintf("scripted: turn %d: HTTP status %d", e.Turn, e.Status)
+	s := fmt.Sprintf("scripted: turn %d: HTTP status %d", e.Turn+1, e.Status)
 	if e.RetryAfter != "" {
 		s += ", Retry-After " + e.RetryAfter
 	}
@@ -85,7 +89,7 @@ func (m *Model) take(req Request) (*answer, error) {
 	defer m.mu.Unlock()
 	m.requests = append(m.requests, req)
 	if m.next >= len(m.script.Turns) {
-		err := fmt.Errorf("request %d is unexpected: the script has %d turns%s", len(m.requests)-1, len(m.script.Turns), lastUser(req))
+		err := fmt.Errorf("request %d is unexpected: the script has %s%s", len(m.requests), words.Count(len(m.script.Turns), "turn", "turns"), lastUser(req))
 		m.errs = append(m.errs, err)
 		return nil, err
 	}
@@ -93,7 +97,7 @@ func (m *Model) take(req Request) (*answer, error) {
 	m.next++
 	t := &m.script.Turns[i]
 	if err := t.Expect.match(&req); err != nil {
-		err = fmt.Errorf("%sturn %d: %w", m.script.where(i), i, err)
+		err = fmt.Errorf("%sturn %d: %w", m.script.where(i), i+1, err)
 		m.errs = append(m.errs, err)
 		return nil, err
 	}
@@ -215,7 +219,8 @@ func (m *Model) Check() error {
 	defer m.mu.Unlock()
 	errs := append([]error(nil), m.errs...)
 	for i := m.next; i < len(m.script.Turns); i++ {
-		errs = append(errs, fmt.Errorf("%sturn %d was never used: %d requests for %d turns", m.script.where(i), i, len(m.requests), len(m.script.Turns)))
+		errs = append(errs, fmt.Errorf("%sturn %d was never used: %s for %s", m.script.where(i), i+1,
+			words.Count(len(m.requests), "request", "requests"), words.Count(len(m.script.Turns), "turn", "turns")))
 	}
 	return errors.Join(errs...)
 }

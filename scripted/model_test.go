@@ -69,7 +69,7 @@ func TestDefaultIDs(t *testing.T) {
 	m := NewModel(s)
 	collect(t, m, userRequest("1"))
 	got, _ := collect(t, m, userRequest("2"))
-	want := []Call{{ID: "call_1_0", Name: "f", Args: "{}"}, {ID: "call_1_1", Name: "g", Args: "{}"}}
+	want := []Call{{ID: "call_2_1", Name: "f", Args: "{}"}, {ID: "call_2_2", Name: "g", Args: "{}"}}
 	if d := cmp.Diff(want, got.Calls); d != "" {
 		t.Errorf("calls (-want +got):\n%s", d)
 	}
@@ -92,10 +92,10 @@ func TestExpect(t *testing.T) {
 	}{
 		{name: "zero", expect: Expect{}},
 		{name: "all match", expect: Expect{Messages: 3, LastUser: "Paris", ToolResults: []string{"c1"}, Tools: []string{"search"}}},
-		{name: "messages", expect: Expect{Messages: 5}, want: []string{"turn 0", "(-want +got)", `"messages"`, "5", "3"}},
-		{name: "last user", expect: Expect{LastUser: "Rome"}, want: []string{`"last_user"`, `"Rome"`, `"weather in Paris?"`}},
-		{name: "tool result", expect: Expect{ToolResults: []string{"c1", "c2"}}, want: []string{`"c2"`}},
-		{name: "tool offered", expect: Expect{Tools: []string{"calendar"}}, want: []string{`"calendar"`, `"get_weather"`}},
+		{name: "messages", expect: Expect{Messages: 5}, want: []string{"turn 1: the request does not match the turn's expect:\n\tmessages: got 3, want 5"}},
+		{name: "last user", expect: Expect{LastUser: "Rome"}, want: []string{`last_user: got "weather in Paris?", want one containing "Rome"`}},
+		{name: "tool result", expect: Expect{ToolResults: []string{"c1", "c2"}}, want: []string{`tool_results: got ["c1"], want ["c1","c2"] among them`}},
+		{name: "tool offered", expect: Expect{Tools: []string{"calendar"}}, want: []string{`tools: got ["get_weather","search"], want ["calendar"] among them`}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -132,16 +132,16 @@ func TestCheck(t *testing.T) {
 		t.Fatal(err)
 	}
 	err = m.Check()
-	if err == nil || !strings.Contains(err.Error(), "testdata/weather.yaml:16: turn 1 was never used") {
-		t.Errorf("Check() = %v, want turn 1 unused with file:line", err)
+	if err == nil || !strings.Contains(err.Error(), "testdata/weather.yaml:16: turn 2 was never used: 1 request for 2 turns") {
+		t.Errorf("Check() = %v, want turn 2 unused with file:line", err)
 	}
 
 	m2 := NewModel(Script{Turns: []Turn{{Text: "only"}}})
 	collect(t, m2, userRequest("one"))
-	if _, err := m2.Stream(t.Context(), userRequest("two")); err == nil || !strings.Contains(err.Error(), `request 1 is unexpected: the script has 1 turns (last user message "two")`) {
+	if _, err := m2.Stream(t.Context(), userRequest("two")); err == nil || !strings.Contains(err.Error(), `request 2 is unexpected: the script has 1 turn (last user message "two")`) {
 		t.Errorf("extra request: %v", err)
 	}
-	if err := m2.Check(); err == nil || !strings.Contains(err.Error(), "request 1 is unexpected") {
+	if err := m2.Check(); err == nil || !strings.Contains(err.Error(), "request 2 is unexpected") {
 		t.Errorf("Check() = %v, want the unexpected request", err)
 	}
 }
@@ -258,7 +258,7 @@ func TestVirtualClock(t *testing.T) {
 
 func TestNewModelPanicsOnInvalid(t *testing.T) {
 	defer func() {
-		if r := recover(); r == nil || !strings.Contains(r.(string), "call 0 has no name") {
+		if r := recover(); r == nil || !strings.Contains(r.(string), "turn 1: call 1 has no name") {
 			t.Errorf("recover() = %v, want a panic naming the problem", r)
 		}
 	}()

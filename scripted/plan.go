@@ -9,6 +9,8 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/aguitest/aguitest/internal/words"
 )
 
 // A Plan says how a turn is cut into deltas, how its parallel calls are
@@ -338,7 +340,8 @@ type Order struct {
 	By OrderKind `yaml:"by,omitempty" json:"by,omitempty"`
 	// Schedule, for By: schedule, lists which stream sends its next delta,
 	// separated by spaces, e.g. "a b a c b". An entry names a call by id,
-	// by name (when no other call of the turn has it) or by index ("#0");
+	// by name (when no other call of the turn has it) or by number from 1
+	// ("#1" is the first call);
 	// "text" and "reasoning" name those streams. A call's first delta
 	// carries its id and name. Entries past the end of a stream are
 	// skipped; what the schedule leaves out follows in Sequential order.
@@ -403,10 +406,10 @@ func resolve(e string, calls []Call, turn int) (int, error) {
 		}
 	}
 	if rest, ok := strings.CutPrefix(e, "#"); ok {
-		if i, err := strconv.Atoi(rest); err == nil && i >= 0 && i < len(calls) {
-			return i, nil
+		if i, err := strconv.Atoi(rest); err == nil && i >= 1 && i <= len(calls) {
+			return i - 1, nil
 		}
-		return 0, fmt.Errorf("schedule entry %q: the turn has %d calls", e, len(calls))
+		return 0, fmt.Errorf("schedule entry %q: the turn has %s, #1 to #%d", e, words.Count(len(calls), "call", "calls"), len(calls))
 	}
 	switch e {
 	case "text":
@@ -418,7 +421,7 @@ func resolve(e string, calls []Call, turn int) (int, error) {
 	for i, c := range calls {
 		if c.Name == e {
 			if found >= 0 {
-				return 0, fmt.Errorf("schedule entry %q: several calls have that name; use an id or #index", e)
+				return 0, fmt.Errorf("schedule entry %q: several calls have that name; use an id or #number", e)
 			}
 			found = i
 		}
@@ -426,7 +429,7 @@ func resolve(e string, calls []Call, turn int) (int, error) {
 	if found < 0 {
 		var names []string
 		for i, c := range calls {
-			names = append(names, fmt.Sprintf("#%d %s", i, c.Name))
+			names = append(names, fmt.Sprintf("#%d %s", i+1, c.Name))
 		}
 		return 0, fmt.Errorf("schedule entry %q names no call of the turn (calls: %s)", e, strings.Join(names, ", "))
 	}

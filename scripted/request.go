@@ -6,8 +6,6 @@ import (
 	"fmt"
 	"slices"
 	"strings"
-
-	"github.com/google/go-cmp/cmp"
 )
 
 // A Request is what an agent asks the model: the conversation so far and
@@ -70,27 +68,30 @@ func (e *Expect) validate() error {
 	return nil
 }
 
-// match returns nil if req meets e, or an error whose text shows the
-// difference as (-want +got), keyed by the names used in script files;
-// fields that match are left out of it.
+// match returns nil if req meets e, or an error whose text has one line
+// per field that does not match, "name: got X, want Y", named as in script
+// files.
 func (e *Expect) match(req *Request) error {
 	if e.isZero() {
 		return nil
 	}
-	want, got := map[string]any{}, map[string]any{}
+	var diffs []string
 	if e.Messages != 0 && e.Messages != len(req.Messages) {
-		want["messages"], got["messages"] = e.Messages, len(req.Messages)
+		diffs = append(diffs, fmt.Sprintf("messages: got %d, want %d", len(req.Messages), e.Messages))
 	}
 	if e.LastUser != "" {
-		last := "(no user message)"
+		last, found := "", false
 		for _, m := range slices.Backward(req.Messages) {
 			if m.Role == "user" {
-				last = m.Content
+				last, found = m.Content, true
 				break
 			}
 		}
-		if !strings.Contains(last, e.LastUser) {
-			want["last_user"], got["last_user"] = e.LastUser, last
+		switch {
+		case !found:
+			diffs = append(diffs, fmt.Sprintf("last_user: got no user message, want one containing %q", e.LastUser))
+		case !strings.Contains(last, e.LastUser):
+			diffs = append(diffs, fmt.Sprintf("last_user: got %q, want one containing %q", last, e.LastUser))
 		}
 	}
 	if len(e.ToolResults) > 0 {
@@ -101,7 +102,7 @@ func (e *Expect) match(req *Request) error {
 			}
 		}
 		if !subset(e.ToolResults, ids) {
-			want["tool_results"], got["tool_results"] = e.ToolResults, ids
+			diffs = append(diffs, fmt.Sprintf("tool_results: got %s, want %s among them", jsonList(ids), jsonList(e.ToolResults)))
 		}
 	}
 	if len(e.Tools) > 0 {
@@ -110,13 +111,19 @@ func (e *Expect) match(req *Request) error {
 			names = append(names, t.Name)
 		}
 		if !subset(e.Tools, names) {
-			want["tools"], got["tools"] = e.Tools, names
+			diffs = append(diffs, fmt.Sprintf("tools: got %s, want %s among them", jsonList(names), jsonList(e.Tools)))
 		}
 	}
-	if len(want) == 0 {
+	if len(diffs) == 0 {
 		return nil
 	}
-	return fmt.Errorf("request does not match the turn's expect (-want +got):\n%s", cmp.Diff(want, got))
+	return fmt.Errorf("the request does not match the turn's expect:\n\t%s", strings.Join(diffs, "\n\t"))
+}
+
+// jsonList writes a list of strings as JSON, as scripts write them.
+func jsonList(ss []string) string {
+	b, _ := json.Marshal(ss)
+	return string(b)
 }
 
 func subset(want, got []string) bool {

@@ -67,7 +67,8 @@ type Turn struct {
 // A Call is one tool call of a turn.
 type Call struct {
 	// ID is the call id. Empty means "call_<turn>_<n>", with turn and n
-	// counted from 0, so ids are the same on every run.
+	// counted from 1 as messages count them ("call_1_2" is the second call
+	// of the first turn), so ids are the same on every run.
 	ID string `yaml:"id,omitempty" json:"id,omitempty"`
 	// Name is the tool name.
 	Name string `yaml:"name" json:"name"`
@@ -196,12 +197,12 @@ func (d *Duration) UnmarshalText(b []byte) error {
 	return nil
 }
 
-// callID returns the id of call n of turn t.
+// callID returns the id of call n of turn t, both indexes from 0.
 func (c Call) callID(t, n int) string {
 	if c.ID != "" {
 		return c.ID
 	}
-	return fmt.Sprintf("call_%d_%d", t, n)
+	return fmt.Sprintf("call_%d_%d", t+1, n+1)
 }
 
 // args returns the arguments text of the call.
@@ -257,7 +258,7 @@ func (s *Script) Validate() error {
 	for i := range s.Turns {
 		t := &s.Turns[i]
 		fail := func(format string, args ...any) {
-			errs = append(errs, fmt.Errorf("%sturn %d: %s", s.where(i), i, fmt.Sprintf(format, args...)))
+			errs = append(errs, fmt.Errorf("%sturn %d: %s", s.where(i), i+1, fmt.Sprintf(format, args...)))
 		}
 		if len(t.Fragments) > 0 && t.Text != "" && t.Text != join(t.Fragments) {
 			fail("text %q differs from its joined fragments %q", t.Text, join(t.Fragments))
@@ -265,17 +266,17 @@ func (s *Script) Validate() error {
 		ids := map[string]int{}
 		for n, c := range t.Calls {
 			if c.Name == "" {
-				fail("call %d has no name", n)
+				fail("call %d has no name", n+1)
 			}
 			if len(c.Fragments) > 0 && c.Args != "" && c.Args != join(c.Fragments) {
-				fail("call %d (%s): args %q differ from the joined fragments %q", n, c.Name, c.Args, join(c.Fragments))
+				fail("call %d (%s): args %q differ from the joined fragments %q", n+1, c.Name, c.Args, join(c.Fragments))
 			}
 			if !c.Raw && !json.Valid([]byte(c.args())) {
-				fail("call %d (%s): args are not valid JSON: %s (set raw: true to send them anyway)", n, c.Name, jsonErr(c.args()))
+				fail("call %d (%s): args are not valid JSON: %s (set raw: true to send them anyway)", n+1, c.Name, jsonErr(c.args()))
 			}
 			id := c.callID(i, n)
 			if prev, dup := ids[id]; dup {
-				fail("calls %d and %d share the id %q", prev, n, id)
+				fail("calls %d and %d share the id %q", prev+1, n+1, id)
 			}
 			ids[id] = n
 		}

@@ -202,10 +202,10 @@ func TestMismatchOverHTTP(t *testing.T) {
 		Model: "m", Messages: []goopenai.ChatCompletionMessage{{Role: "user", Content: "hello"}},
 	})
 	var apiErr *goopenai.APIError
-	if !errors.As(err, &apiErr) || apiErr.HTTPStatusCode != 400 || !strings.Contains(apiErr.Message, `"last_user"`) {
+	if !errors.As(err, &apiErr) || apiErr.HTTPStatusCode != 400 || !strings.Contains(apiErr.Message, `last_user: got "hello", want one containing "weather"`) {
 		t.Errorf("err = %v, want a 400 showing the diff", err)
 	}
-	if err := srv.Check(); err == nil || !strings.Contains(err.Error(), "turn 0: request does not match") {
+	if err := srv.Check(); err == nil || !strings.Contains(err.Error(), "turn 1: the request does not match") {
 		t.Errorf("Check() = %v", err)
 	}
 }

@@ -211,13 +211,13 @@ func (d *demo) run() int {
 		for _, vi := range v.Push(e) {
 			violations = append(violations, vi)
 			d.endLine()
-			fmt.Fprintln(d.stdout, d.pal.red("! "+vi.Error()))
+			fmt.Fprintln(d.stdout, d.pal.red("! "+violationText(vi)))
 		}
 	}
 	for _, vi := range v.Finish() {
 		violations = append(violations, vi)
 		d.endLine()
-		fmt.Fprintln(d.stdout, d.pal.red("! "+vi.Error()))
+		fmt.Fprintln(d.stdout, d.pal.red("! "+violationText(vi)))
 	}
 	d.endLine()
 	if err := sse.Close(); err != nil {

@@ -8,6 +8,7 @@ import (
 
 	"github.com/aguitest/aguitest/agui"
 	"github.com/aguitest/aguitest/golden"
+	"github.com/aguitest/aguitest/internal/words"
 )
 
 const diffUsage = `usage: aguitest diff [--view merged|wire] A B
@@ -19,9 +20,10 @@ appearance, timestamps are dropped. The merged view (default) joins each
 message's text and each call's arguments and puts parallel calls in a
 canonical order, so two runs that fragment or interleave differently
 compare equal; the wire view compares every fragment. Each differing event
-is printed with its index, type and ids, and a diff (-want +got, where
-want is A and got is B). The events of
-all runs of a recording are compared in order.
+is printed with its number (from 1), type and ids, then its two JSON lines
+(-want +got, where want is A and got is B) and, one per line, each value
+that differs, by its path: ".args.unit: got "F", want none". The events
+of all runs of a recording are compared in order.
 
 Example:
   aguitest diff prod-run.jsonl rerun.sse
@@ -48,7 +50,7 @@ func cmdDiff(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return 2
 	}
 	if fs.NArg() != 2 {
-		fmt.Fprintf(stderr, "aguitest diff: want two files A and B, got %d arguments\n\n%s", fs.NArg(), diffUsage)
+		fmt.Fprintf(stderr, "aguitest diff: want two files A and B, got %s\n\n%s", plural(fs.NArg(), "argument"), diffUsage)
 		return 2
 	}
 	if fs.Arg(0) == "-" && fs.Arg(1) == "-" {
@@ -89,9 +91,4 @@ func cmdDiff(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	return 1
 }
 
-func nEntries(n int) string {
-	if n == 1 {
-		return "1 entry"
-	}
-	return fmt.Sprintf("%d entries", n)
-}
+func nEntries(n int) string { return words.Count(n, "entry", "entries") }

@@ -180,11 +180,11 @@ func htmlRunOf(src *source, r *runView, n int) htmlRun {
 		}
 		for _, t := range l.ticks {
 			inLane[t] = true
-			hl.Ticks = append(hl.Ticks, htmlMark{X: x(t), Y: float64(top + 3), Y2: float64(top + rowH - 3), Title: fmt.Sprintf("#%d %q", r.events[t].index, r.events[t].e.Delta())})
+			hl.Ticks = append(hl.Ticks, htmlMark{X: x(t), Y: float64(top + 3), Y2: float64(top + rowH - 3), Title: fmt.Sprintf("#%d %q", r.events[t].index+1, r.events[t].e.Delta())})
 		}
 		if l.result >= 0 {
 			inLane[l.result] = true
-			hl.Dots = append(hl.Dots, htmlMark{X: x(l.result), Y: float64(top + rowH/2), Class: "result", Title: fmt.Sprintf("#%d result: %s", r.events[l.result].index, clip(l.content, 400))})
+			hl.Dots = append(hl.Dots, htmlMark{X: x(l.result), Y: float64(top + rowH/2), Class: "result", Title: fmt.Sprintf("#%d result: %s", r.events[l.result].index+1, clip(l.content, 400))})
 		}
 		out.Lanes = append(out.Lanes, hl)
 	}
@@ -196,7 +196,7 @@ func htmlRunOf(src *source, r *runView, n int) htmlRun {
 		case agui.TextMessageContent, agui.ToolCallArgs, agui.ReasoningMessageContent:
 			continue // a fragment of nothing open: its violation shows it
 		}
-		runLane.Dots = append(runLane.Dots, htmlMark{X: x(i), Y: float64(axisH + rowH/2), Class: "run-event", Title: fmt.Sprintf("#%d %s", ev.index, clip(string(ev.e.Raw()), 300))})
+		runLane.Dots = append(runLane.Dots, htmlMark{X: x(i), Y: float64(axisH + rowH/2), Class: "run-event", Title: fmt.Sprintf("#%d %s", ev.index+1, clip(string(ev.e.Raw()), 300))})
 	}
 	out.Lanes = append([]htmlLane{runLane}, out.Lanes...)
 	for i := range out.Lanes {

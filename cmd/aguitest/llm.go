@@ -66,7 +66,7 @@ func runLLM(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return code
 	}
 	if fs.NArg() != 1 {
-		fmt.Fprintf(stderr, "aguitest llm serve: want one SCRIPT, got %d arguments\n\n%s", fs.NArg(), llmUsage)
+		fmt.Fprintf(stderr, "aguitest llm serve: want one SCRIPT, got %s\n\n%s", plural(fs.NArg(), "argument"), llmUsage)
 		return 2
 	}
 	script, err := scripted.Load(fs.Arg(0))
@@ -96,7 +96,7 @@ func runLLM(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		srv.Close()
 	}
 	used, total := srv.Model().Used(), len(script.Turns)
-	fmt.Fprintf(stderr, "aguitest llm serve: %d requests, %d of %d turns used\n", len(srv.Requests()), used, total)
+	fmt.Fprintf(stderr, "aguitest llm serve: %s, %d of %s used\n", plural(len(srv.Requests()), "request"), used, plural(total, "turn"))
 	if err := srv.Check(); err != nil {
 		fmt.Fprintf(stderr, "%v\n", err)
 		return 1

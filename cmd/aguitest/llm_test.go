@@ -59,7 +59,7 @@ func TestLLMServe(t *testing.T) {
 
 	cancel() // as SIGINT does
 	wg.Wait()
-	if code != 1 || !strings.Contains(stderr.String(), "1 of 2 turns used") || !strings.Contains(stderr.String(), "s.yaml:4: turn 1 was never used") {
+	if code != 1 || !strings.Contains(stderr.String(), "1 of 2 turns used") || !strings.Contains(stderr.String(), "s.yaml:4: turn 2 was never used: 1 request for 2 turns") {
 		t.Errorf("exit %d, stderr:\n%s\nwant exit 1 naming the unused turn", code, &stderr)
 	}
 }
@@ -107,7 +107,7 @@ func TestLLMRealtime(t *testing.T) {
 	cancel()
 	var stdout, stderr bytes.Buffer
 	code := runLLM(ctx, []string{"serve", "--realtime", "--addr", "127.0.0.1:0", path}, &stdout, &stderr)
-	if code != 1 || !strings.HasPrefix(stdout.String(), "http://127.0.0.1:") || !strings.Contains(stderr.String(), "0 of 1 turns used") {
+	if code != 1 || !strings.HasPrefix(stdout.String(), "http://127.0.0.1:") || !strings.Contains(stderr.String(), "0 of 1 turn used") {
 		t.Errorf("exit %d, stdout %q, stderr %q", code, &stdout, &stderr)
 	}
 }

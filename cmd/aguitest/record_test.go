@@ -75,7 +75,7 @@ func TestServeCommand(t *testing.T) {
 	if code := stop(); code != 0 {
 		t.Errorf("exit code %d; stderr: %s", code, stderr)
 	}
-	if !strings.Contains(stderr.String(), "1 of 1 runs served") {
+	if !strings.Contains(stderr.String(), "1 of 1 run served") {
 		t.Errorf("stderr = %s", stderr)
 	}
 }

@@ -53,7 +53,7 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		return code
 	}
 	if fs.NArg() != 1 {
-		fmt.Fprintf(stderr, "aguitest serve: want one FILE, got %d arguments\n\n%s", fs.NArg(), serveUsage)
+		fmt.Fprintf(stderr, "aguitest serve: want one FILE, got %s\n\n%s", plural(fs.NArg(), "argument"), serveUsage)
 		return 2
 	}
 	if *speed < 0 {
@@ -82,14 +82,14 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	srv := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second}
 	go srv.Serve(ln)
 	fmt.Fprintf(stdout, "http://%s/\n", ln.Addr())
-	fmt.Fprintf(stderr, "aguitest serve: %d runs from %s\n", len(rec.Runs), fs.Arg(0))
+	fmt.Fprintf(stderr, "aguitest serve: %s from %s\n", plural(len(rec.Runs), "run"), fs.Arg(0))
 	<-ctx.Done()
 	shut, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
 	if err := srv.Shutdown(shut); err != nil {
 		srv.Close()
 	}
-	fmt.Fprintf(stderr, "aguitest serve: %d of %d runs served\n", len(rec.Runs)-len(h.Unserved()), len(rec.Runs))
+	fmt.Fprintf(stderr, "aguitest serve: %d of %s served\n", len(rec.Runs)-len(h.Unserved()), plural(len(rec.Runs), "run"))
 	return 0
 }
 

@@ -53,7 +53,7 @@ func cmdShow(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return 2
 	}
 	if fs.NArg() != 1 {
-		fmt.Fprintf(stderr, "aguitest show: want one FILE, got %d arguments\n\n%s", fs.NArg(), showUsage)
+		fmt.Fprintf(stderr, "aguitest show: want one FILE, got %s\n\n%s", plural(fs.NArg(), "argument"), showUsage)
 		return 2
 	}
 	src, err := readSource(fs.Arg(0), stdin, p)
@@ -259,7 +259,7 @@ func (r *runView) lines(file string) []tline {
 		prefix := "      "
 		if l.pos < len(r.events) {
 			ev := r.events[l.pos]
-			prefix = fmt.Sprintf("#%-4d ", ev.index)
+			prefix = fmt.Sprintf("#%-4d ", ev.index+1)
 			if r.timed {
 				prefix += fmt.Sprintf("%9s ", "+"+fmtOffset(ev.at))
 			}
@@ -374,9 +374,9 @@ func (r *runView) transcript(file string) []tline {
 		}
 		var s string
 		if v.Type == "" {
-			s = fmt.Sprintf("! %s: end of stream after %d events: %s: %s", where, v.Index, v.Rule, v.Message)
+			s = fmt.Sprintf("! %s: %s", where, violationText(v))
 		} else {
-			s = fmt.Sprintf("! %s: event %d %s%s: %s: %s", where, v.Index, v.Type, idsOf(v), v.Rule, v.Message)
+			s = fmt.Sprintf("! %s: %s", where, violationText(v))
 		}
 		out = append(out, tline{pos: pos, text: s, bad: true})
 	}

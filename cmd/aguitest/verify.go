@@ -12,6 +12,7 @@ import (
 	"sort"
 
 	"github.com/aguitest/aguitest/agui"
+	"github.com/aguitest/aguitest/internal/words"
 	"github.com/aguitest/aguitest/recorder"
 )
 
@@ -22,10 +23,11 @@ server-sent event stream (a response body), a JSON array of events, JSON
 Lines of events, or a recording made by aguitest record or the recorder
 package (detected); "-" reads standard input. A DIR stands for its *.jsonl,
 *.json and *.sse files, sorted. Every violation is printed with the file,
-line, event number (from 1), rule, ids and message; each run of a recording
-is verified on its own, with its request's history, HTTP status and
-Content-Type, and lines of a recording that cannot be read (corrupt, cut
-short) are reported too. A stream with no events never conforms.
+line, event number (from 1; --json gives "index", from 0), rule, ids and
+message; each run of a recording is verified on its own, with its
+request's history, HTTP status and Content-Type, and lines of a recording
+that cannot be read (corrupt, cut short) are reported too. A stream with
+no events never conforms.
 
 Profiles:
   strict     (default) the reference rules plus: the stream must end its run,
@@ -145,15 +147,11 @@ func printReport(stdout, stderr io.Writer, rep fileReport, p agui.Profile) {
 			where += ": run " + v.Run
 		}
 		switch {
-		case v.Type != "":
-			fmt.Fprintf(stdout, "%s: event %d %s%s: %s: %s\n", where, v.Index+1, v.Type, idsOf(v.Violation), v.Rule, v.Message)
-		case v.Rule == agui.RuleHTTPStatus || v.Rule == agui.RuleContentType:
-			fmt.Fprintf(stdout, "%s: response: %s: %s\n", where, v.Rule, v.Message)
-		case v.Line > 0:
+		case v.Type == "" && v.Line > 0 && v.Rule != agui.RuleHTTPStatus && v.Rule != agui.RuleContentType:
 			// A frame that holds no event.
 			fmt.Fprintf(stdout, "%s: %s: %s\n", where, v.Rule, v.Message)
 		default:
-			fmt.Fprintf(stdout, "%s: end of stream after %s: %s: %s\n", where, plural(v.Index, "event"), v.Rule, v.Message)
+			fmt.Fprintf(stdout, "%s: %s\n", where, violationText(v.Violation))
 		}
 	}
 	if rep.Error != "" {
@@ -167,6 +165,18 @@ func printReport(stdout, stderr io.Writer, rep fileReport, p agui.Profile) {
 	} else {
 		fmt.Fprintf(stdout, "%s: %s in %s\n", rep.File, plural(len(rep.Violations), "violation"), plural(rep.Events, "event"))
 	}
+}
+
+// violationText says what a violation is and where, numbering events from
+// 1: "event 2 TOOL_CALL_ARGS [toolCallId=c1]: rule: message".
+func violationText(v agui.Violation) string {
+	switch {
+	case v.Type != "":
+		return fmt.Sprintf("event %d %s%s: %s: %s", v.Index+1, v.Type, idsOf(v), v.Rule, v.Message)
+	case v.Rule == agui.RuleHTTPStatus || v.Rule == agui.RuleContentType:
+		return fmt.Sprintf("response: %s: %s", v.Rule, v.Message)
+	}
+	return fmt.Sprintf("end of stream after %s: %s: %s", plural(v.Index, "event"), v.Rule, v.Message)
 }
 
 // idsOf returns a violation's ids as " [k=v ...]", or "".
@@ -238,12 +248,8 @@ func verifyFile(name string, stdin io.Reader, stderr io.Writer, opt agui.Options
 	return rep
 }
 
-func plural(n int, word string) string {
-	if n == 1 {
-		return "1 " + word
-	}
-	return fmt.Sprintf("%d %ss", n, word)
-}
+// plural returns n and word, with an s unless n is 1.
+func plural(n int, word string) string { return words.Count(n, word, word+"s") }
 
 // expandDirs replaces each directory by the stream and recording files in
 // it, sorted. A directory without any is an error: nothing verified is not

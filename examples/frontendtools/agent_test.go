@@ -30,7 +30,7 @@ func (c *client) tools() []harness.Tool {
 			Name:        "get_user_location",
 			Description: "Get the user's current GPS location.",
 			Parameters:  json.RawMessage(`{"type":"object","properties":{}}`),
-			Run: func(json.RawMessage) (string, error) {
+			Run: func(context.Context, json.RawMessage) (string, error) {
 				c.ran = append(c.ran, "get_user_location")
 				return `{"latitude":52.3676,"longitude":4.9041,"accuracy":10.0,"city":"Amsterdam"}`, nil
 			},
@@ -41,7 +41,7 @@ func (c *client) tools() []harness.Tool {
 			Parameters: json.RawMessage(`{"type":"object","properties":{` +
 				`"include_temperature":{"type":"boolean","default":true},` +
 				`"include_humidity":{"type":"boolean","default":true}}}`),
-			Run: func(args json.RawMessage) (string, error) {
+			Run: func(_ context.Context, args json.RawMessage) (string, error) {
 				c.ran = append(c.ran, "read_climate_sensors")
 				a := struct {
 					Temperature *bool `json:"include_temperature"`
@@ -69,7 +69,7 @@ func (c *client) tools() []harness.Tool {
 			Name:        "change_background_color",
 			Description: "Change the console background color.",
 			Parameters:  json.RawMessage(`{"type":"object","properties":{"color":{"type":"string","description":"Color name"}}}`),
-			Run: func(args json.RawMessage) (string, error) {
+			Run: func(_ context.Context, args json.RawMessage) (string, error) {
 				c.ran = append(c.ran, "change_background_color")
 				a := struct {
 					Color string `json:"color"`
@@ -244,6 +244,7 @@ func toolResults(msgs []agui.Message) []string {
 
 // noResultEvents checks that the agent left every call to the client.
 func noResultEvents(t *testing.T, res *harness.Result) {
+	t.Helper()
 	for _, e := range res.Events() {
 		if e.Type() == agui.ToolCallResult {
 			t.Errorf("TOOL_CALL_RESULT for %s: frontend calls get their result from the client", e.ToolCallID())
@@ -254,6 +255,7 @@ func noResultEvents(t *testing.T, res *harness.Result) {
 // errorReachedModel checks that a tool message with an error reaches the
 // model as a result saying so.
 func errorReachedModel(t *testing.T, res *harness.Result) {
+	t.Helper()
 	for _, m := range res.Messages {
 		if m.Role != agui.RoleTool || m.Error == "" {
 			continue

@@ -44,7 +44,7 @@ var plans = []struct {
 	{"shuffle-seed-7", scripted.Plan{Split: scripted.Split{Size: 3}, Order: scripted.Order{By: scripted.Shuffle}, Seed: 7}, true},
 	// "text" leads the schedule: text a schedule leaves out comes after
 	// the scheduled deltas, not before the calls as Order.Text says.
-	{"schedule", scripted.Plan{Split: scripted.Split{Size: 6}, Order: scripted.Order{By: scripted.Scheduled, Schedule: "text #0 #1 #0 #2 #1"}}, true},
+	{"schedule", scripted.Plan{Split: scripted.Split{Size: 6}, Order: scripted.Order{By: scripted.Scheduled, Schedule: "text #1 #2 #1 #3 #2"}}, true},
 	{"random-split-seed-42", scripted.Plan{Split: scripted.Split{By: scripted.Random, Min: 1, Size: 7}, Order: scripted.Order{By: scripted.RoundRobin}, Seed: 42}, true},
 	{"escapes-split", scripted.Plan{Split: scripted.Split{Size: 4, Escapes: true}, Order: scripted.Order{By: scripted.RoundRobin}}, true},
 	{"mid-rune-split", scripted.Plan{Split: scripted.Split{Size: 2, MidRune: true}, Order: scripted.Order{By: scripted.RoundRobin}}, true},
@@ -61,7 +61,7 @@ var tools = []harness.Tool{
 		Name:        "get_weather",
 		Description: "The weather in a city.",
 		Parameters:  json.RawMessage(`{"type":"object","properties":{"city":{"type":"string"},"note":{"type":"string"}}}`),
-		Run: func(args json.RawMessage) (string, error) {
+		Run: func(_ context.Context, args json.RawMessage) (string, error) {
 			var a struct{ City string }
 			if err := json.Unmarshal(args, &a); err != nil {
 				return "", err
@@ -73,7 +73,7 @@ var tools = []harness.Tool{
 		Name:        "convert_currency",
 		Description: "Convert an amount between currencies.",
 		Parameters:  json.RawMessage(`{"type":"object"}`),
-		Run: func(args json.RawMessage) (string, error) {
+		Run: func(_ context.Context, args json.RawMessage) (string, error) {
 			var a struct{ Amount float64 }
 			if err := json.Unmarshal(args, &a); err != nil {
 				return "", err
@@ -254,7 +254,7 @@ func TestGoldensAgree(t *testing.T) {
 
 // The two agents on the wire, side by side, for one interleaved plan.
 func TestWire(t *testing.T) {
-	p := scripted.Plan{Split: scripted.Split{Size: 6}, Order: scripted.Order{By: scripted.Scheduled, Schedule: "text #0 #1 #0 #2 #1"}}
+	p := scripted.Plan{Split: scripted.Split{Size: 6}, Order: scripted.Order{By: scripted.Scheduled, Schedule: "text #1 #2 #1 #3 #2"}}
 	for _, a := range []struct {
 		name  string
 		agent agentFunc

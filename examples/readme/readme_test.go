@@ -1,6 +1,9 @@
 package readme_test
 
 import (
+	"context"
+	"encoding/json"
+	"errors"
 	"net/http"
 	"testing"
 
@@ -21,7 +24,12 @@ func TestAgent(t *testing.T) {
 	}, {
 		Name:  "parallel-calls",
 		Input: harness.User("Add two tasks."),
-		Tools: []harness.Tool{{Name: "add_task"}}, // offered to the agent
+		Tools: []harness.Tool{{ // offered to the agent, which runs it itself
+			Name: "add_task",
+			Run: func(ctx context.Context, args json.RawMessage) (string, error) {
+				return "", errors.New("the agent answers add_task itself")
+			},
+		}},
 		Script: scripted.Script{Turns: []scripted.Turn{{
 			Calls: []scripted.Call{
 				{Name: "add_task", Args: `{"title":"Spec"}`},

@@ -1,12 +1,15 @@
 package taskboard_test
 
 import (
+	"context"
 	"encoding/json"
 	"net/http"
 	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 
 	"github.com/aguitest/aguitest/agui"
 	"github.com/aguitest/aguitest/examples/taskboard"
@@ -31,7 +34,7 @@ func boardTools(names ...string) []harness.Tool {
 			Name:        n,
 			Description: "Changes the task board.",
 			Parameters:  json.RawMessage(`{"type":"object"}`),
-			Run: func(json.RawMessage) (string, error) {
+			Run: func(context.Context, json.RawMessage) (string, error) {
 				return "", errAnsweredByAgent
 			},
 		})
@@ -172,7 +175,7 @@ func TestTaskBoard(t *testing.T) {
 					},
 					Plan: scripted.Plan{
 						Split: scripted.Split{Size: 5, Escapes: true},
-						Order: scripted.Order{By: scripted.Scheduled, Schedule: "#0 #1 text #0 #2 #1 #2 text #0"},
+						Order: scripted.Order{By: scripted.Scheduled, Schedule: "#1 #2 text #1 #3 #2 #3 text #1"},
 					},
 				},
 				scripted.Turn{Expect: scripted.Expect{ToolResults: []string{call00, call01, call02}}, Text: "Done: T1 started, CI renamed, T4 added."},
@@ -231,19 +234,21 @@ func TestTaskBoard(t *testing.T) {
 			Script: script(
 				scripted.Turn{Text: "Removing it.", Calls: []scripted.Call{{Name: "remove_task", Args: `{"id":"T3"}`}}},
 			),
+			WantError: &harness.WantError{Message: `^the client offered no remove_task tool$`, Code: "TOOL_NOT_OFFERED"},
 			Check: checks(
 				stateIs(start),
-				endsWith("the client offered no remove_task tool", "TOOL_NOT_OFFERED"),
+				endsWithRunError,
 				countEvents(agui.ToolCallStart, 0),
 			),
 		},
 		{
-			Name:   "provider-429",
-			Input:  input("Add 'Write the changelog'."),
-			Script: script(scripted.Turn{Fault: &scripted.Fault{Kind: scripted.FaultStatus, Status: 429, RetryAfter: "2"}}),
+			Name:      "provider-429",
+			Input:     input("Add 'Write the changelog'."),
+			Script:    script(scripted.Turn{Fault: &scripted.Fault{Kind: scripted.FaultStatus, Status: 429, RetryAfter: "2"}}),
+			WantError: &harness.WantError{Message: `^the model could not answer: 429 Too Many Requests$`, Code: "PROVIDER_ERROR"},
 			Check: checks(
 				stateIs(start),
-				endsWith("the model could not answer: 429 Too Many Requests", "PROVIDER_ERROR"),
+				endsWithRunError,
 			),
 		},
 		{
@@ -255,9 +260,10 @@ func TestTaskBoard(t *testing.T) {
 				Calls: []scripted.Call{{Name: "add_task", Args: `{"title":"Write the changelog"}`}},
 				Fault: &scripted.Fault{Kind: scripted.FaultDisconnect, After: 3},
 			}),
+			WantError: &harness.WantError{Message: `^the model's answer broke off: unexpected EOF$`, Code: "PROVIDER_ERROR"},
 			Check: checks(
 				stateIs(start),
-				endsWith("the model's answer broke off: unexpected EOF", "PROVIDER_ERROR"),
+				endsWithRunError,
 				countEvents(agui.ToolCallStart, 1),
 				countEvents(agui.ToolCallEnd, 0),
 			),
@@ -271,8 +277,9 @@ func TestTaskBoard(t *testing.T) {
 				scripted.Turn{Calls: []scripted.Call{{Name: "add_task", Args: `{"title":"Write the changelog"}`}}},
 				scripted.Turn{Fault: &scripted.Fault{Kind: scripted.FaultStatus, Status: 500}},
 			),
+			WantError: &harness.WantError{Message: `^the model could not answer: 500 Internal Server Error$`, Code: "PROVIDER_ERROR"},
 			Check: checks(
-				endsWith("the model could not answer: 500 Internal Server Error", "PROVIDER_ERROR"),
+				endsWithRunError,
 				resultsAre(`{"ok":true,"task":{"id":"T4","title":"Write the changelog"}}`),
 				countEvents(agui.StateDelta, 1),
 			),
@@ -375,24 +382,14 @@ func offered(names ...string) check {
 	}
 }
 
-// endsWith checks that the case is one run ending with RUN_ERROR.
-func endsWith(message, code string) check {
-	return func(t *testing.T, r *harness.Result) {
-		t.Helper()
-		if len(r.Runs) != 1 {
-			t.Fatalf("runs: got %d, want 1", len(r.Runs))
-		}
-		ev := r.Runs[0].Events
-		last := ev[len(ev)-1]
-		var got struct{ Type, Message, Code string }
-		if err := last.Decode(&got); err != nil {
-			t.Fatal(err)
-		}
-		want := struct{ Type, Message, Code string }{string(agui.RunError), message, code}
-		if d := cmp.Diff(want, got); d != "" {
-			t.Errorf("last event (-want +got):\n%s", d)
-		}
-	}
+// endsWithRunError checks that the case is one run whose last event is
+// its RUN_ERROR (Case.WantError checks the message and code).
+func endsWithRunError(t *testing.T, r *harness.Result) {
+	t.Helper()
+	require.Len(t, r.Runs, 1)
+	ev := r.Runs[0].Events
+	require.NotEmpty(t, ev)
+	assert.Equal(t, agui.RunError, ev[len(ev)-1].Type(), "the last event")
 }
 
 // stateEventsInsideCalls checks the seed's "working while a call is open":

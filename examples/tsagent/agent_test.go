@@ -1,6 +1,7 @@
 package tsagent
 
 import (
+	"context"
 	"encoding/json"
 	"os"
 	"os/exec"
@@ -39,7 +40,7 @@ var weatherTool = harness.Tool{
 	Name:        "get_weather",
 	Description: "The weather in a city, read on the user's device.",
 	Parameters:  json.RawMessage(`{"type":"object","properties":{"city":{"type":"string"}},"required":["city"]}`),
-	Run: func(args json.RawMessage) (string, error) {
+	Run: func(_ context.Context, args json.RawMessage) (string, error) {
 		var a struct{ City string }
 		if err := json.Unmarshal(args, &a); err != nil {
 			return "", err
@@ -90,9 +91,10 @@ func TestTypeScriptAgent(t *testing.T) {
 			}},
 		},
 		{
-			Name:   "provider-error",
-			Input:  harness.User("Hello?"),
-			Script: scripted.Script{Turns: []scripted.Turn{{Fault: &scripted.Fault{Kind: scripted.FaultStatus, Status: 500, Message: "upstream failed"}}}},
+			Name:      "provider-error",
+			Input:     harness.User("Hello?"),
+			Script:    scripted.Script{Turns: []scripted.Turn{{Fault: &scripted.Fault{Kind: scripted.FaultStatus, Status: 500, Message: "upstream failed"}}}},
+			WantError: &harness.WantError{Message: "upstream failed"},
 			Check: func(t *testing.T, r *harness.Result) {
 				events := r.Events()
 				assert.Equal(t, "RUN_ERROR", string(events[len(events)-1].Type()))

@@ -1,0 +1,56 @@
+package main
+
+import (
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// goCommand returns the go command that runs the tests.
+func goCommand(t *testing.T) string {
+	t.Helper()
+	if p, err := exec.LookPath(filepath.Join(runtime.GOROOT(), "bin", "go")); err == nil {
+		return p
+	}
+	p, err := exec.LookPath("go")
+	require.NoError(t, err, "the go command is needed to list dependencies")
+	return p
+}
+
+// TestNoTestOnlyCodeInTheCommand: the aguitest binary links neither the
+// testing package nor goldie, so it registers none of their flags
+// (-test.*, -update, -clean, -template) and carries no test code.
+func TestNoTestOnlyCodeInTheCommand(t *testing.T) {
+	out, err := exec.Command(goCommand(t), "list", "-deps", ".").Output()
+	require.NoError(t, err, "go list: %s", out)
+	deps := strings.Fields(string(out))
+	require.Contains(t, deps, "github.com/aguitest/aguitest/golden", "the listing is of the command")
+	for _, pkg := range deps {
+		assert.NotEqual(t, "testing", pkg, "the command links the testing package")
+		assert.False(t, strings.HasPrefix(pkg, "github.com/sebdah/goldie"), "the command links %s", pkg)
+		assert.False(t, strings.HasPrefix(pkg, "github.com/stretchr/testify"), "the command links %s", pkg)
+	}
+}
+
+// TestUpdateFlagInEveryTestBinary: "go test ./... -update" needs every test
+// binary of the module to know -update, which goldie registers: a package
+// whose tests do not use the harness imports goldie in an update_test.go.
+func TestUpdateFlagInEveryTestBinary(t *testing.T) {
+	out, err := exec.Command(goCommand(t), "list", "-test", "-f", `{{.ImportPath}}{{"\t"}}{{join .Deps " "}}`, "github.com/aguitest/aguitest/...").Output()
+	require.NoError(t, err, "go list: %s", out)
+	binaries := 0
+	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+		pkg, deps, _ := strings.Cut(line, "\t")
+		if !strings.HasSuffix(pkg, ".test") {
+			continue
+		}
+		binaries++
+		assert.Contains(t, strings.Fields(deps), "github.com/sebdah/goldie/v2", "%s does not register -update", pkg)
+	}
+	assert.Greater(t, binaries, 10, "test binaries listed")
+}
