@@ -181,16 +181,45 @@ func (v *Verifier) runFinishedCheck(report fail) {
 }
 
 // seedInput makes the tool calls and message ids of a run's input history
-// known, as if the run had replayed them.
+// known, as if the run had replayed them (what seedOwners does for an
+// echoed input, without a round trip through JSON).
 func (v *Verifier) seedInput(in *RunAgentInput) {
-	if in == nil || len(in.Messages) == 0 {
+	if in == nil {
 		return
 	}
-	raw, err := json.Marshal(in.Messages)
-	if err != nil {
-		return
+	var scratch []byte
+	key := func(s string) string {
+		scratch = append(append(append(scratch[:0], '"'), s...), '"')
+		return v.intern(scratch)
 	}
-	v.seedOwners(raw, kindArray, false)
+	for i := range in.Messages {
+		m := &in.Messages[i]
+		id := key(m.ID)
+		v.noteMessageID([]byte(id))
+		sub := keyUndefined
+		if m.SubagentRunID != "" {
+			sub = key(m.SubagentRunID)
+		}
+		bucket := v.ownMessage
+		switch m.Role {
+		case RoleReasoning:
+			bucket = v.ownReasoning
+		case RoleActivity:
+			bucket = v.ownActivity
+		}
+		if _, has := bucket[id]; !has {
+			bucket[id] = sub
+		}
+		for j := range m.ToolCalls {
+			ck := key(m.ToolCalls[j].ID)
+			if _, has := v.ownToolCall[ck]; !has {
+				v.ownToolCall[ck] = sub
+			}
+			if _, ok := v.endedCalls[ck]; !ok {
+				v.endedCalls[ck] = false
+			}
+		}
+	}
 }
 
 // seedOwners records the owners of messages replayed in a MESSAGES_SNAPSHOT
