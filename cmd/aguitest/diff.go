@@ -67,6 +67,11 @@ func cmdDiff(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		for _, p := range src.problems {
 			fmt.Fprintf(stderr, "aguitest diff: warning: %s\n", p)
 		}
+		if len(src.events()) == 0 {
+			// Two streams of nothing are not "the same stream".
+			fmt.Fprintf(stderr, "aguitest diff: %s: no AG-UI events to compare: %s\n", src.name, src.head)
+			return 2
+		}
 		entries[i] = golden.Normalize(src.events(), v)
 	}
 	a, b := fs.Arg(0), fs.Arg(1)

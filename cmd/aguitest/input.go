@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 	"time"
 
 	"github.com/aguitest/aguitest/agui"
@@ -21,8 +22,12 @@ type source struct {
 	name   string
 	format string // "recording" or one of the agui formats
 	runs   []*runView
-	// problems are lines of a recording that could not be read.
+	// problems are lines of a recording that could not be read, and
+	// frames of a stream the client cannot read.
 	problems []string
+	// head describes the start of a stream's bytes, to say what was
+	// received when it holds no events.
+	head string
 }
 
 // A runView is one run: its events as they came (for diff) and expanded
@@ -77,9 +82,11 @@ func readSource(name string, stdin io.Reader, p agui.Profile) (*source, error) {
 		in = f
 	}
 	br := bufio.NewReaderSize(in, 64<<10)
-	if head, _ := br.Peek(4096); recorder.IsRecording(head) {
+	head, _ := br.Peek(4096)
+	if recorder.IsRecording(head) {
 		return readRecording(src, br, p)
 	}
+	src.head = received(head)
 	r := agui.NewReader(br, src.name)
 	var evs []evt
 	for {
@@ -100,7 +107,7 @@ func readSource(name string, stdin io.Reader, p agui.Profile) (*source, error) {
 	}
 	src.format = r.Format()
 	if src.format == "" {
-		return nil, fmt.Errorf("%s: no events", src.name)
+		return nil, fmt.Errorf("%s: no events: %s", src.name, src.head)
 	}
 	// One verifier for the whole stream, as verify does; the runs are
 	// split after.
@@ -227,4 +234,19 @@ func compactJSON(b []byte) string {
 		return string(b)
 	}
 	return buf.String()
+}
+
+// received describes the start of an input: its size, or its first bytes.
+func received(head []byte) string {
+	if len(strings.TrimSpace(string(head))) == 0 {
+		if len(head) == 0 {
+			return "the input is empty"
+		}
+		return "the input is only white space"
+	}
+	const max = 60
+	if len(head) > max {
+		return fmt.Sprintf("received %q...", head[:max])
+	}
+	return fmt.Sprintf("received %q", head)
 }
