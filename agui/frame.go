@@ -64,7 +64,7 @@ func (r *Reader) nextFrame() (Event, error) {
 		}
 		r.frames++
 		r.line = line
-		e, ferr := frameEvent(r.arena.copy(data))
+		e, ferr := frameEvent(r.keep(data))
 		if ferr != nil {
 			ferr.Line, ferr.Frame = line, r.frames
 			if ferr.Rule == RuleFrameJSON && r.cut && incomplete(data) {
@@ -103,6 +103,7 @@ func frameEvent(data []byte) (Event, *FrameError) {
 // io.EOF when no frame is left.
 func (r *Reader) readFrame() (data []byte, line int, tooBig bool, err error) {
 	started, have := false, false
+	var single []byte // the data of a frame's only data line, in place
 	total := 0   // the frame's length in bytes
 	counted := 0 // bytes of frameBuf whose UTF-16 length is in units
 	units := 0   // UTF-16 length of frameBuf[:counted]
@@ -145,12 +146,24 @@ func (r *Reader) readFrame() (data []byte, line int, tooBig bool, err error) {
 				d = d[1:]
 			}
 			if have {
+				if single != nil {
+					r.frameBuf = append(r.frameBuf[:0], single...)
+					single = nil
+				}
 				r.frameBuf = append(r.frameBuf, '\n')
+				r.frameBuf = append(r.frameBuf, d...)
+			} else if r.mem != nil {
+				single = d
+			} else {
+				r.frameBuf = append(r.frameBuf, d...)
 			}
 			have = true
-			r.frameBuf = append(r.frameBuf, d...)
 		}
 		if !tooBig && total > maxFrame {
+			if single != nil {
+				r.frameBuf = append(r.frameBuf[:0], single...)
+				single = nil
+			}
 			// Only past 10 MiB of bytes can the UTF-16 length pass the
 			// limit: count it now, for the data kept (other lines count
 			// as bytes).
@@ -166,6 +179,9 @@ func (r *Reader) readFrame() (data []byte, line int, tooBig bool, err error) {
 	}
 	if have && !tooBig {
 		data = r.frameBuf
+		if single != nil {
+			data = single
+		}
 		if data == nil {
 			data = []byte{} // "data:" alone: data, empty
 		}
@@ -180,7 +196,7 @@ func (r *Reader) readFrame() (data []byte, line int, tooBig bool, err error) {
 // too long for any frame the client accepts (over 30 MiB, more than 10 Mi
 // UTF-16 code units whatever it holds) is skipped, and long says so.
 func (r *Reader) rawLine() (line []byte, nl, long bool, err error) {
-	l, err := r.br.ReadSlice('\n')
+	l, err := r.readSlice()
 	if err == bufio.ErrBufferFull {
 		r.lineBuf = append(r.lineBuf[:0], l...)
 		for err == bufio.ErrBufferFull {

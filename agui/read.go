@@ -95,6 +95,10 @@ type Reader struct {
 	frameBuf []byte // the data of the frame being read
 	lineBuf  []byte // a line longer than the read buffer
 	cut      bool   // the last SSE line had no line break
+	// mem, when set, is the whole input (a block of ParallelReader): lines
+	// are sliced from it and events keep its bytes, with no copy.
+	mem    []byte
+	memOff int
 	opened   bool   // JSON: the opening '[' was read
 	closed   bool   // JSON: the closing ']' was read
 }
@@ -241,7 +245,7 @@ func (r *Reader) detect() error {
 // readLine returns the next line including its LF, if any. The slice is
 // valid until the next call.
 func (r *Reader) readLine() ([]byte, error) {
-	line, err := r.br.ReadSlice('\n')
+	line, err := r.readSlice()
 	if err == bufio.ErrBufferFull {
 		r.buf = append(r.buf[:0], line...)
 		for err == bufio.ErrBufferFull && len(r.buf) <= r.maxLine()+1 {
@@ -277,7 +281,7 @@ func (r *Reader) nextJSONL() (Event, error) {
 		if len(text) == 0 {
 			continue
 		}
-		e, perr := ParseEvent(r.arena.copy(text))
+		e, perr := ParseEvent(r.keep(text))
 		if perr == ErrNotObject || perr == ErrNoType || perr == nil && len(e.typ) == 0 {
 			r.line = r.lines
 			_, fe := frameEvent(text)
@@ -552,4 +556,27 @@ func (r *Reader) readElement() ([]byte, error) {
 			return elem, nil
 		}
 	}
+}
+
+// readSlice is bufio.Reader.ReadSlice('\n') on the input, or on mem.
+func (r *Reader) readSlice() ([]byte, error) {
+	if r.mem == nil {
+		return r.br.ReadSlice('\n')
+	}
+	rest := r.mem[r.memOff:]
+	if i := bytes.IndexByte(rest, '\n'); i >= 0 {
+		r.memOff += i + 1
+		return rest[:i+1], nil
+	}
+	r.memOff = len(r.mem)
+	return rest, io.EOF
+}
+
+// keep returns b for an event to hold: b itself when it is a slice of mem,
+// a copy otherwise (the read buffer is reused).
+func (r *Reader) keep(b []byte) []byte {
+	if r.mem != nil && len(b) > 0 && cap(r.mem) >= cap(b) && &r.mem[:cap(r.mem)][cap(r.mem)-cap(b)] == &b[:1][0] {
+		return b[:len(b):len(b)]
+	}
+	return r.arena.copy(b)
 }

@@ -214,7 +214,10 @@ func verifyFile(name string, stdin io.Reader, stderr io.Writer, opt agui.Options
 		return verifyRecording(rep, br, opt)
 	}
 	in = br
-	r := agui.NewReader(in, rep.File)
+	// Blocks of the input are parsed on every core; events reach the
+	// verifier in stream order, exactly as one Reader would give them.
+	r := agui.NewParallelReader(in, rep.File, 0)
+	defer r.Close()
 	v := agui.NewVerifier(opt)
 	for {
 		e, err := r.Next()
