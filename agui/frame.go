@@ -115,9 +115,9 @@ func frameEvent(data []byte) (Event, *FrameError) {
 func (r *Reader) readFrame() (data []byte, line int, tooBig bool, err error) {
 	started, have := false, false
 	var single []byte // the data of a frame's only data line, in place
-	total := 0   // the frame's length in bytes
-	counted := 0 // bytes of frameBuf whose UTF-16 length is in units
-	units := 0   // UTF-16 length of frameBuf[:counted]
+	total := 0        // the frame's length in bytes
+	counted := 0      // bytes of frameBuf whose UTF-16 length is in units
+	units := 0        // UTF-16 length of frameBuf[:counted]
 	r.frameBuf = r.frameBuf[:0]
 	r.cut = false
 	for {

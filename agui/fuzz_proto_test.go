@@ -121,7 +121,7 @@ func checkFlatIndex(t *testing.T, msg []byte) {
 	if err != nil {
 		t.Fatalf("the fast path wrote %q: %v", raw, err)
 	}
-	if fast.typ != parsed.typ || fast.code != parsed.code || fast.f != parsed.f {
+	if fast.typ != parsed.typ || fast.code != parsed.code || fast.other != parsed.other || fast.f != parsed.f {
 		t.Fatalf("the fast path indexes %q as %+v, ParseEvent as %+v", raw, fast, parsed)
 	}
 }

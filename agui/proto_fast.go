@@ -132,6 +132,8 @@ func decodeFlat(b, out []byte) ([]byte, Event, bool) {
 		if x := indexOf([]byte(f.name)); x >= 0 {
 			ev.f[x] = span{start: int32(start - base), end: int32(len(out) - base), kind: kindString,
 				escaped: len(out)-start != sp[1]-sp[0]+2}
+		} else {
+			ev.other = true
 		}
 	}
 	if len(out) > base+1 {
@@ -146,7 +148,13 @@ func decodeFlat(b, out []byte) ([]byte, Event, bool) {
 	ev.typ, ev.code = internType([]byte(arm.typ))
 	if hasTS {
 		out = append(out, `,"timestamp":`...)
+		start := len(out)
 		out = append(out, formatJSNumber(float64(ts))...)
+		if x := indexOf([]byte("timestamp")); x >= 0 {
+			ev.f[x] = span{start: int32(start - base), end: int32(len(out) - base), kind: kindNumber}
+		} else {
+			ev.other = true
+		}
 	}
 	return append(out, '}'), ev, true
 }

@@ -152,9 +152,13 @@ func (r *httpRunner) run(ctx context.Context, input agui.RunAgentInput, rcv rece
 func readStream(body io.Reader, name, contentType string, rcv receiver) error {
 	rd := agui.NewReader(body, name)
 	rd.ContentType = contentType
+	var last agui.Event
 	for {
 		e, err := rd.Next()
 		if err == io.EOF {
+			if ls := rd.Losses(); ls != nil && rcv.losses != nil {
+				return rcv.losses(last, ls) // frames skipped at the end
+			}
 			return nil
 		}
 		var fe *agui.FrameError
@@ -170,6 +174,7 @@ func readStream(body io.Reader, name, contentType string, rcv receiver) error {
 		if err := rcv.event(e, rd.Line()); err != nil {
 			return err
 		}
+		last = e
 		if ls := rd.Losses(); ls != nil && rcv.losses != nil {
 			if err := rcv.losses(e, ls); err != nil {
 				return err

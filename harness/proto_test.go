@@ -104,9 +104,9 @@ func TestProtobufPathFailures(t *testing.T) {
 		{"agent ignores Accept", streamAgent(agui.EncodingSSE),
 			`asked for protobuf (Accept: application/vnd.ag-ui.event+proto), the agent answered Content-Type "text/event-stream"`},
 		{"frame the client cannot read whole", streamAgent("", []byte{0x1a, 0x0a, 0x0a, 0x02, 0x08, 0x02, 0x12, 0x01, 0x6d, 0xf8, 0x03, 0x01}),
-			"protobuf frame of event 12: the client cannot read all of it"},
+			"run 1: event 13 (TEXT_MESSAGE_END) [messageId=m]: proto-loss: the client's decoder drops /#63: unknown field 63 of TextMessageEndEvent (wire type 0) dropped"},
 		{"future event", streamAgent("", []byte{0xfa, 0x03, 0x02, 0x08, 0x01}),
-			"holds an event of a later protocol version: skipped"},
+			"proto-loss: frame 13 at byte 309 holds an event of a later protocol version: skipped, as the reference client skips it"},
 		// The trap of @ag-ui/encoder's encode(), which writes SSE whatever
 		// getContentType() announced.
 		{"SSE under the protobuf Content-Type", harness.Handler(func(harness.Env) http.Handler {
@@ -114,7 +114,7 @@ func TestProtobufPathFailures(t *testing.T) {
 				w.Header().Set("Content-Type", agui.MediaTypeProto)
 				agui.NewSSEEncoder(w).Encode(agui.NewRunStarted("thread-1", "run-1"))
 			})
-		}), `frame 1 at byte 0: frame-size: Protobuf message size exceeded maximum limit of 10485760 bytes (a frame of 1684108385 bytes); the bytes read as the text "data": is this server-sent events?`},
+		}), `run 1: frame 1 at byte 0: frame-size: Protobuf message size exceeded maximum limit of 10485760 bytes (a frame of 1684108385 bytes); the bytes read as the text "data": is this server-sent events?`},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			f := &failures{TB: t}

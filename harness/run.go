@@ -470,7 +470,11 @@ func runOnce(ctx context.Context, rep *report, n int, input agui.RunAgentInput, 
 			}
 			for _, vi := range v.PushFrame(fe) {
 				run.Violations = append(run.Violations, vi)
-				rep.errorf("run %d: frame %d at line %d: %s: %s", n, fe.Frame, fe.Line, vi.Rule, vi.Message)
+				where := fmt.Sprintf("line %d", fe.Line)
+				if fe.Line == 0 { // a protobuf frame
+					where = fmt.Sprintf("byte %d", fe.Offset)
+				}
+				rep.errorf("run %d: frame %d at %s: %s: %s", n, fe.Frame, where, vi.Rule, vi.Message)
 			}
 			return nil
 		},

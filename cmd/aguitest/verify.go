@@ -220,9 +220,15 @@ func verifyFile(name string, stdin io.Reader, stderr io.Writer, opt agui.Options
 	r := agui.NewParallelReader(in, rep.File, 0)
 	defer r.Close()
 	v := agui.NewVerifier(opt)
+	var last agui.Event
 	for {
 		e, err := r.Next()
 		if err == io.EOF {
+			// Frames skipped after the last event (events of a later
+			// protocol version) are the last event's losses.
+			for _, vi := range v.PushLosses(last, r.Losses()) {
+				rep.Violations = append(rep.Violations, violationJSON{Violation: vi})
+			}
 			break
 		}
 		var fe *agui.FrameError
@@ -247,6 +253,7 @@ func verifyFile(name string, stdin io.Reader, stderr io.Writer, opt agui.Options
 		for _, vi := range v.PushLosses(e, r.Losses()) {
 			rep.Violations = append(rep.Violations, violationJSON{Line: r.Line(), Violation: vi})
 		}
+		last = e
 	}
 	for _, vi := range v.Finish() {
 		rep.Violations = append(rep.Violations, violationJSON{Violation: vi})
