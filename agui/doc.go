@@ -4,9 +4,14 @@
 // An [Event] keeps the JSON it was read from byte for byte (unknown fields,
 // unknown event types, field order and nulls survive) and reads the fields
 // tools need without allocating. Streams arrive as server-sent events
-// ([SSEDecoder], [SSEEncoder]), JSON arrays or JSON Lines; a [Reader]
-// detects which. [RunAgentInput] and [Message] are the request side,
-// faithful to @ag-ui/core 1.0.0.
+// ([SSEDecoder], [SSEEncoder]), protobuf frames of @ag-ui/proto 1.0.0
+// ([ProtoDecoder], [ProtoEncoder]), JSON arrays or JSON Lines; a [Reader]
+// detects which. A protobuf event decodes to the JSON the reference
+// client's decoder makes of it ([UnmarshalProto]) and encodes as
+// @ag-ui/encoder encodes it ([MarshalProto]); what one encoding carries
+// and the other cannot is listed as a [Loss]. [Negotiate] picks the
+// encoding a request's Accept header asks for. [RunAgentInput] and
+// [Message] are the request side, faithful to @ag-ui/core 1.0.0.
 //
 // The [Verifier] judges a stream as HttpAgent of @ag-ui/client 1.0.0 reads
 // a response, stage by stage: SSE framing as the client splits it (the
@@ -82,6 +87,7 @@
 //	frame-object          an SSE frame's data is not a JSON object
 //	frame-type            an SSE frame's object has no non-empty string type
 //	frame-size            a frame exceeds the client's 10 MiB buffer
+//	frame-proto           a protobuf frame does not decode, or is cut
 //	schema                an event breaks its @ag-ui/core schema
 //	chunk                 a chunk event that cannot be expanded
 //	first-event           the first event is not RUN_STARTED (or RUN_ERROR)
@@ -117,6 +123,7 @@
 //	duplicate-result      a second TOOL_CALL_RESULT for one call in a run
 //	args-not-json         streamed TOOL_CALL_ARGS that are not one JSON value at TOOL_CALL_END
 //	reopened-id           a message, reasoning message or call id opened again after its END in one run
+//	proto-loss            a protobuf frame holds what the client's decoder drops
 //
 // Opt-in rules, for bugs reported against real integrations (Options.Enable;
 // see each constant for the bug it catches):
@@ -135,6 +142,6 @@
 // # Concurrency
 //
 // Events are immutable values and may be shared between goroutines. A
-// Verifier, an Expander, a Reader and the SSE decoder and encoder each
-// belong to one goroutine at a time.
+// Verifier, an Expander, a Reader and the SSE and protobuf decoders and
+// encoders each belong to one goroutine at a time.
 package agui

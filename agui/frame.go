@@ -29,12 +29,23 @@ type FrameError struct {
 	Name  string // the stream's name, often a file name; may be ""
 	Line  int    // 1-based line where the frame begins
 	Frame int    // 1-based number of the frame among the frames with data (SSE), or the element (JSON, JSON Lines)
-	Rule  Rule   // RuleFrameJSON, RuleFrameObject, RuleFrameType or RuleFrameSize
+	Rule  Rule   // RuleFrameJSON, RuleFrameObject, RuleFrameType, RuleFrameSize or RuleFrameProto
 	Msg   string // what the client says of it, and what was received
+	// Offset is the byte offset of a protobuf frame, whose stream has no
+	// lines (Line is then 0).
+	Offset int64
 }
 
-// Error returns "name:line: frame N: rule: message".
+// Error returns "name:line: frame N: rule: message", or for a protobuf
+// frame "name: frame N at byte M: rule: message".
 func (e *FrameError) Error() string {
+	if e.Line == 0 {
+		where := fmt.Sprintf("frame %d at byte %d", e.Frame, e.Offset)
+		if e.Name != "" {
+			where = e.Name + ": " + where
+		}
+		return fmt.Sprintf("%s: %s: %s", where, e.Rule, e.Msg)
+	}
 	where := "line " + strconv.Itoa(e.Line)
 	if e.Name != "" {
 		where = e.Name + ":" + strconv.Itoa(e.Line)
@@ -104,9 +115,9 @@ func frameEvent(data []byte) (Event, *FrameError) {
 func (r *Reader) readFrame() (data []byte, line int, tooBig bool, err error) {
 	started, have := false, false
 	var single []byte // the data of a frame's only data line, in place
-	total := 0   // the frame's length in bytes
-	counted := 0 // bytes of frameBuf whose UTF-16 length is in units
-	units := 0   // UTF-16 length of frameBuf[:counted]
+	total := 0        // the frame's length in bytes
+	counted := 0      // bytes of frameBuf whose UTF-16 length is in units
+	units := 0        // UTF-16 length of frameBuf[:counted]
 	r.frameBuf = r.frameBuf[:0]
 	r.cut = false
 	for {

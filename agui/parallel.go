@@ -15,7 +15,8 @@ import (
 // records (lines of JSON Lines, frames of server-sent events), workers
 // parse the blocks, and Next hands out their events in stream order.
 // Memory holds a few blocks, whatever the stream's length. A JSON array is
-// read by one goroutine, as Reader reads it.
+// read by one goroutine, as Reader reads it, and so is a stream of
+// protobuf frames.
 //
 // Close stops the goroutines of a reader abandoned before the end.
 type ParallelReader struct {
@@ -97,6 +98,16 @@ func (p *ParallelReader) Line() int {
 	return p.line
 }
 
+// Losses returns what the last call to Next could not carry into the
+// event's JSON form, as Reader.Losses does (protobuf streams, which are
+// read by one goroutine).
+func (p *ParallelReader) Losses() []Loss {
+	if p.seq != nil {
+		return p.seq.Losses()
+	}
+	return nil
+}
+
 // Close stops the reader's goroutines. Next returns io.EOF after it.
 func (p *ParallelReader) Close() {
 	if p.stop != nil {
@@ -129,7 +140,7 @@ func (p *ParallelReader) begin() {
 	p.begun = true
 	br := bufio.NewReaderSize(p.src, max(p.blockSize(), 64<<10))
 	head := &Reader{name: p.name, MaxLineSize: p.MaxLineSize, br: br, begun: true}
-	if err := head.detect(); err != nil || head.format == FormatJSON || p.workers < 2 {
+	if err := head.detect(); err != nil || head.format == FormatJSON || head.format == FormatProto || p.workers < 2 {
 		// Nothing to cut, or one goroutine anyway: read as Reader does.
 		switch {
 		case err == io.EOF:

@@ -15,16 +15,20 @@ const (
 	FormatJSON  = "json"  // a JSON array of events
 	FormatJSONL = "jsonl" // JSON Lines, one event per line
 	FormatSSE   = "sse"   // server-sent events, one event per "data:" block
+	FormatProto = "proto" // protobuf frames (MediaTypeProto)
 )
 
 // ReadError reports bad input at a place in a named stream. Its text reads
 // "name:line: message", or "name:line: element N: message" for an element
-// of a JSON array; without a name, "line N: message".
+// of a JSON array; without a name, "line N: message". In a protobuf stream
+// Line is the 1-based frame and the text reads "name: frame N at byte M:
+// message".
 type ReadError struct {
 	Name   string // the stream's name, often a file name; may be ""
 	Line   int    // 1-based line of the offending event, line or byte
 	Format string // the stream's format; "json" adds the element index to the text
 	Index  int    // index of the event in the stream (the array element for "json")
+	Offset int64  // "proto": byte offset of the frame
 	Err    error  // what is wrong
 }
 
@@ -32,6 +36,14 @@ type ReadError struct {
 // message for a JSON array.
 func (e *ReadError) Error() string {
 	var b strings.Builder
+	if e.Format == FormatProto {
+		if e.Name != "" {
+			b.WriteString(e.Name)
+			b.WriteString(": ")
+		}
+		fmt.Fprintf(&b, "frame %d at byte %d: %v", e.Line, e.Offset, e.Err)
+		return b.String()
+	}
 	if e.Name != "" {
 		b.WriteString(e.Name)
 		b.WriteByte(':')
@@ -71,8 +83,10 @@ func ReadEvents(r io.Reader) ([]Event, error) {
 
 // Reader reads events one at a time from a stream whose format it detects
 // from the first bytes that are not white space: "[" starts a JSON array of
-// events, "{" starts JSON Lines, anything else is read as server-sent events.
-// Memory holds one event at a time, whatever the stream's length.
+// events, "{" starts JSON Lines, a zero byte starts a protobuf frame (its
+// length prefix), other text is read as server-sent events, and a binary
+// byte is an error. Memory holds one event at a time, whatever the
+// stream's length.
 //
 // Every error is a *ReadError naming the stream and the line.
 type Reader struct {
@@ -80,6 +94,12 @@ type Reader struct {
 	// (JSON); zero means DefaultMaxLineSize. Set it before the first call
 	// to Next.
 	MaxLineSize int
+	// ContentType, when set before the first call to Next, is the
+	// stream's Content-Type header: MediaTypeProto reads protobuf frames
+	// whatever the bytes, as the reference client does, and
+	// text/event-stream refuses a body of protobuf frames. Other values
+	// leave the format to the content.
+	ContentType string
 
 	name     string
 	br       *bufio.Reader
@@ -91,6 +111,7 @@ type Reader struct {
 	index    int // events returned so far
 	buf      []byte
 	arena    arena
+	proto    *ProtoDecoder
 	frames   int    // SSE frames with data read so far
 	frameBuf []byte // the data of the frame being read
 	lineBuf  []byte // a line longer than the read buffer
@@ -99,8 +120,8 @@ type Reader struct {
 	// are sliced from it and events keep its bytes, with no copy.
 	mem    []byte
 	memOff int
-	opened   bool   // JSON: the opening '[' was read
-	closed   bool   // JSON: the closing ']' was read
+	opened bool // JSON: the opening '[' was read
+	closed bool // JSON: the closing ']' was read
 }
 
 // NewReader returns a Reader for r; name is used in error messages.
@@ -108,13 +129,23 @@ func NewReader(r io.Reader, name string) *Reader {
 	return &Reader{name: name, br: bufio.NewReaderSize(r, 64<<10)}
 }
 
-// Format returns the detected format: FormatJSON, FormatJSONL or FormatSSE,
-// or "" before the first call to Next and for an empty stream.
+// Format returns the detected format: FormatJSON, FormatJSONL, FormatSSE or
+// FormatProto, or "" before the first call to Next and for an empty stream.
 func (r *Reader) Format() string { return r.format }
 
 // Line returns the 1-based line where the last event returned by Next
-// begins, for reporting a problem with that event as file:line.
+// begins, for reporting a problem with that event as file:line; 0 in a
+// protobuf stream, which has no lines.
 func (r *Reader) Line() int { return r.line }
+
+// Losses returns what the last call to Next could not carry into the
+// event's JSON form (protobuf streams only; see ProtoDecoder.Losses).
+func (r *Reader) Losses() []Loss {
+	if r.proto != nil {
+		return r.proto.Losses()
+	}
+	return nil
+}
 
 func (r *Reader) maxLine() int {
 	if r.MaxLineSize > 0 {
@@ -165,6 +196,8 @@ func (r *Reader) Next() (Event, error) {
 		e, err = r.nextJSON()
 	case FormatJSONL:
 		e, err = r.nextJSONL()
+	case FormatProto:
+		e, err = r.proto.Next()
 	default:
 		e, err = r.nextFrame()
 	}
@@ -191,6 +224,9 @@ func (r *Reader) Next() (Event, error) {
 // a line that starts with a space is not an SSE data line. What is decided
 // never depends on how the input's bytes arrive.
 func (r *Reader) detect() error {
+	if done, err := r.detectProto(); done || err != nil {
+		return err
+	}
 	if b, _ := r.br.Peek(len(bom)); bytes.Equal(b, bom) {
 		r.br.Discard(len(bom))
 	}
@@ -220,6 +256,9 @@ func (r *Reader) detect() error {
 			case '{':
 				r.format = FormatJSONL
 			default:
+				if err := notText(c); err != nil {
+					return err
+				}
 				r.format = FormatSSE
 			}
 			return nil
@@ -579,4 +618,32 @@ func (r *Reader) keep(b []byte) []byte {
 		return b[:len(b):len(b)]
 	}
 	return r.arena.copy(b)
+}
+
+// detectProto chooses protobuf by the content type or by the stream's
+// first byte (a frame's length prefix starts with a zero byte).
+func (r *Reader) detectProto() (bool, error) {
+	head, err := r.br.Peek(1)
+	if err != nil && len(head) == 0 {
+		return false, err
+	}
+	enc, ok := EncodingOf(r.ContentType)
+	frames := head[0] == 0
+	switch {
+	case ok && enc == EncodingSSE && frames:
+		return false, errors.New("the body holds protobuf frames but its Content-Type is text/event-stream: the reference client would read no events")
+	case ok && enc == EncodingProto, frames:
+		r.format = FormatProto
+		r.proto = NewProtoDecoder(r.br)
+		return true, nil
+	}
+	return false, nil
+}
+
+// notText rejects a first byte that starts no text stream.
+func notText(c byte) error {
+	if c < 0x20 && !isSpace(c) || c == 0x7f || c >= 0x80 && c < 0xC2 || c > 0xF4 {
+		return fmt.Errorf("not an AG-UI stream: it starts with byte 0x%02x, which begins neither JSON, server-sent events nor a protobuf frame", c)
+	}
+	return nil
 }

@@ -38,6 +38,9 @@ const (
 	// RuleFrameSize: a frame grows past the client's 10 MiB buffer limit
 	// before its blank line.
 	RuleFrameSize Rule = "frame-size"
+	// RuleFrameProto: a protobuf frame does not decode (the client's
+	// decode throws), or the stream ends inside one.
+	RuleFrameProto Rule = "frame-proto"
 	// RuleSchema: an event breaks its schema in @ag-ui/core 1.0.0 (a
 	// missing or wrong-typed field, a null where the field must be absent,
 	// a STATE_DELTA that is not an array of patch operations, ...).
@@ -80,6 +83,10 @@ const (
 	RuleDuplicateResult    Rule = "duplicate-result"     // a second TOOL_CALL_RESULT for one call in a run
 	RuleArgsNotJSON        Rule = "args-not-json"        // streamed TOOL_CALL_ARGS that are not one JSON value at TOOL_CALL_END
 	RuleReopenedID         Rule = "reopened-id"          // a message, reasoning message or call id opened again after its END in one run (text continued by chunks aside)
+	// RuleProtoLoss: a protobuf frame holds what the client's decoder
+	// drops without a word (unknown fields, values of no kind, invalid
+	// UTF-8, an event of a later protocol version); see Loss.
+	RuleProtoLoss Rule = "proto-loss"
 )
 
 // Opt-in rules, enabled by name with Options.Enable in any profile. Each
@@ -118,6 +125,7 @@ var rules = []ruleInfo{
 	{RuleFrameObject, "reference", "an SSE frame's data is not a JSON object"},
 	{RuleFrameType, "reference", "an SSE frame's object has no non-empty string type"},
 	{RuleFrameSize, "reference", "a frame exceeds the client's 10 MiB buffer"},
+	{RuleFrameProto, "reference", "a protobuf frame does not decode, or is cut"},
 	{RuleSchema, "reference", "an event breaks its @ag-ui/core schema"},
 	{RuleChunk, "reference", "a chunk event that cannot be expanded"},
 	{RuleFirstEvent, "reference", "the first event is not RUN_STARTED (or RUN_ERROR)"},
@@ -150,6 +158,7 @@ var rules = []ruleInfo{
 	{RuleDuplicateResult, "strict", "a second TOOL_CALL_RESULT for one call in a run"},
 	{RuleArgsNotJSON, "strict", "streamed TOOL_CALL_ARGS that are not one JSON value at TOOL_CALL_END"},
 	{RuleReopenedID, "strict", "a message, reasoning message or call id opened again after its END in one run"},
+	{RuleProtoLoss, "strict", "a protobuf frame holds what the client's decoder drops"},
 	{RuleEmptyDelta, "opt-in", "an empty text or reasoning delta"},
 	{RuleSharedResultID, "opt-in", "one TOOL_CALL_RESULT messageId for several results"},
 	{RuleReusedResultID, "opt-in", "a TOOL_CALL_RESULT messageId equal to another message's id"},

@@ -403,38 +403,22 @@ func hex4(b []byte) uint16 {
 	return v
 }
 
-// quote returns s as a JSON string literal. HTML characters are not escaped.
-func quote(s string) []byte {
-	const hexDigits = "0123456789abcdef"
-	b := make([]byte, 0, len(s)+2)
+// quote returns s as a JSON string literal, as JSON.stringify writes it.
+// HTML characters are not escaped.
+func quote(s string) []byte { return appendQuoted(make([]byte, 0, len(s)+2), s) }
+
+// appendQuoted appends s as a JSON string literal, as JSON.stringify
+// writes it (invalid UTF-8, which a JavaScript string cannot hold, becomes
+// U+FFFD).
+func appendQuoted(b []byte, s string) []byte {
+	if utf8.ValidString(s) {
+		return appendQuotedUTF8(b, s)
+	}
 	b = append(b, '"')
 	for i := 0; i < len(s); {
 		c := s[i]
-		if c >= 0x20 && c != '"' && c != '\\' && c < utf8.RuneSelf {
-			b = append(b, c)
-			i++
-			continue
-		}
-		switch c {
-		case '"', '\\':
-			b = append(b, '\\', c)
-			i++
-			continue
-		case '\n':
-			b = append(b, '\\', 'n')
-			i++
-			continue
-		case '\r':
-			b = append(b, '\\', 'r')
-			i++
-			continue
-		case '\t':
-			b = append(b, '\\', 't')
-			i++
-			continue
-		}
-		if c < 0x20 {
-			b = append(b, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xf])
+		if c < utf8.RuneSelf {
+			b = appendEscaped(b, c)
 			i++
 			continue
 		}
@@ -447,4 +431,43 @@ func quote(s string) []byte {
 		i += size
 	}
 	return append(b, '"')
+}
+
+// appendQuotedUTF8 is appendQuoted for valid UTF-8.
+func appendQuotedUTF8[S string | []byte](b []byte, s S) []byte {
+	b = append(b, '"')
+	start := 0
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < 0x20 || c == '"' || c == '\\' {
+			b = append(b, s[start:i]...)
+			b = appendEscaped(b, c)
+			start = i + 1
+		}
+	}
+	b = append(b, s[start:]...)
+	return append(b, '"')
+}
+
+// appendEscaped appends an ASCII byte of a JSON string, escaped as
+// JSON.stringify escapes it.
+func appendEscaped(b []byte, c byte) []byte {
+	const hexDigits = "0123456789abcdef"
+	switch c {
+	case '"', '\\':
+		return append(b, '\\', c)
+	case '\b':
+		return append(b, '\\', 'b')
+	case '\f':
+		return append(b, '\\', 'f')
+	case '\n':
+		return append(b, '\\', 'n')
+	case '\r':
+		return append(b, '\\', 'r')
+	case '\t':
+		return append(b, '\\', 't')
+	}
+	if c < 0x20 {
+		return append(b, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xf])
+	}
+	return append(b, c)
 }

@@ -62,6 +62,9 @@ type receiver struct {
 	// frame takes each frame of the body that holds no event the client
 	// can read; the stream goes on after it.
 	frame func(fe *agui.FrameError) error
+	// losses takes what the client's decoder drops of the protobuf frames
+	// read with event e (nil ignores them).
+	losses func(e agui.Event, ls []agui.Loss) error
 }
 
 // Handler makes an Agent of an http.Handler that serves AG-UI: it answers a
@@ -91,8 +94,19 @@ func (a urlAgent) start(t testing.TB, env Env) (runner, error) {
 }
 
 type httpRunner struct {
-	url   string
-	close func()
+	url    string
+	close  func()
+	accept string // the Accept header; "" asks for server-sent events
+}
+
+// setAccept sets the Accept header of an HTTP agent's requests.
+func setAccept(r runner, accept string) {
+	switch h := r.(type) {
+	case *httpRunner:
+		h.accept = accept
+	case *commandRunner:
+		h.accept = accept
+	}
 }
 
 func (r *httpRunner) stop() { r.close() }
@@ -106,8 +120,12 @@ func (r *httpRunner) run(ctx context.Context, input agui.RunAgentInput, rcv rece
 	if err != nil {
 		return err
 	}
+	accept := r.accept
+	if accept == "" {
+		accept = agui.MediaTypeSSE
+	}
 	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("Accept", "text/event-stream")
+	req.Header.Set("Accept", accept)
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
 		return fmt.Errorf("POST %s: %w", r.url, err)
@@ -117,17 +135,30 @@ func (r *httpRunner) run(ctx context.Context, input agui.RunAgentInput, rcv rece
 		b, _ := io.ReadAll(io.LimitReader(resp.Body, 4<<10))
 		return fmt.Errorf("POST %s: status %s: %s", r.url, resp.Status, bytes.TrimSpace(b))
 	}
-	if err := rcv.response(resp.StatusCode, resp.Header.Get("Content-Type")); err != nil {
+	ct := resp.Header.Get("Content-Type")
+	if agui.Negotiate(accept) == agui.EncodingProto && ct != agui.MediaTypeProto {
+		// Testing the protobuf path was asked for; HttpAgent reads
+		// protobuf only under exactly this Content-Type.
+		return fmt.Errorf("POST %s: asked for protobuf (Accept: %s), the agent answered Content-Type %q; HttpAgent reads protobuf only under Content-Type %s", r.url, accept, ct, agui.MediaTypeProto)
+	}
+	if err := rcv.response(resp.StatusCode, ct); err != nil {
 		return err
 	}
-	return readStream(resp.Body, r.url, rcv)
+	return readStream(resp.Body, r.url, ct, rcv)
 }
 
-func readStream(body io.Reader, name string, rcv receiver) error {
+// readStream reads the events of a response with the given Content-Type
+// (which chooses protobuf or server-sent events, as for the client).
+func readStream(body io.Reader, name, contentType string, rcv receiver) error {
 	rd := agui.NewReader(body, name)
+	rd.ContentType = contentType
+	var last agui.Event
 	for {
 		e, err := rd.Next()
 		if err == io.EOF {
+			if ls := rd.Losses(); ls != nil && rcv.losses != nil {
+				return rcv.losses(last, ls) // frames skipped at the end
+			}
 			return nil
 		}
 		var fe *agui.FrameError
@@ -142,6 +173,12 @@ func readStream(body io.Reader, name string, rcv receiver) error {
 		}
 		if err := rcv.event(e, rd.Line()); err != nil {
 			return err
+		}
+		last = e
+		if ls := rd.Losses(); ls != nil && rcv.losses != nil {
+			if err := rcv.losses(e, ls); err != nil {
+				return err
+			}
 		}
 	}
 }

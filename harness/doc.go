@@ -18,6 +18,12 @@
 // started with OPENAI_BASE_URL, OPENAI_API_KEY and PORT in its environment
 // ([Command]).
 //
+// An HTTP agent is asked for server-sent events, as HttpAgent asks.
+// Options.Accept (or Case.Accept) set to agui.MediaTypeProto asks for the
+// protobuf encoding instead, so that the same cases and goldens test the
+// agent's protobuf path; the agent must answer in it, and every frame must
+// decode whole.
+//
 // # Typical use
 //
 //	func TestAgent(t *testing.T) {

@@ -71,6 +71,8 @@ type Case struct {
 	// MaxRuns bounds the runs of the case (frontend tool round trips and
 	// follow-ups); 0 means 10.
 	MaxRuns int
+	// Accept, when set, replaces Options.Accept for this case.
+	Accept string
 }
 
 // Input is what a case sends. Messages, State, Context and ForwardedProps
@@ -181,6 +183,13 @@ type Options struct {
 	// in one file: RecordDir/<TestName>/<case>.jsonl. "aguitest show" and
 	// "aguitest verify" read them.
 	RecordDir string
+	// Accept is the Accept header of the requests to an HTTP agent
+	// (Handler, URL, Command); "" sends text/event-stream, as HttpAgent
+	// does. agui.MediaTypeProto tests the agent's protobuf path: the agent
+	// must then answer with Content-Type agui.MediaTypeProto, and what the
+	// client's decoder drops of a frame is a proto-loss violation (Strict).
+	// Func agents ignore it.
+	Accept string
 }
 
 // Run runs each case as a subtest of t against agent, with the zero
@@ -255,6 +264,11 @@ func (o Options) RunCase(t testing.TB, agent Agent, c Case) *Result {
 		return nil
 	}
 	defer r.stop()
+	accept := c.Accept
+	if accept == "" {
+		accept = o.Accept
+	}
+	setAccept(r, accept)
 
 	var rec *recorder.Writer
 	if o.RecordDir != "" {
@@ -442,6 +456,12 @@ func runOnce(ctx context.Context, rep *report, n int, input agui.RunAgentInput, 
 			report(v.Response(status, contentType), 0)
 			return nil
 		},
+		losses: func(e agui.Event, ls []agui.Loss) error {
+			mu.Lock()
+			defer mu.Unlock()
+			report(v.PushLosses(e, ls), 0)
+			return nil
+		},
 		frame: func(fe *agui.FrameError) error {
 			mu.Lock()
 			defer mu.Unlock()
@@ -450,7 +470,11 @@ func runOnce(ctx context.Context, rep *report, n int, input agui.RunAgentInput, 
 			}
 			for _, vi := range v.PushFrame(fe) {
 				run.Violations = append(run.Violations, vi)
-				rep.errorf("run %d: frame %d at line %d: %s: %s", n, fe.Frame, fe.Line, vi.Rule, vi.Message)
+				where := fmt.Sprintf("line %d", fe.Line)
+				if fe.Line == 0 { // a protobuf frame
+					where = fmt.Sprintf("byte %d", fe.Offset)
+				}
+				rep.errorf("run %d: frame %d at %s: %s: %s", n, fe.Frame, where, vi.Rule, vi.Message)
 			}
 			return nil
 		},

@@ -5,7 +5,8 @@
 //
 //   - Sink: a Go agent, or a harness driving one, emits events into it.
 //   - Middleware: wraps any AG-UI http.Handler in production and records
-//     each request and its server-sent event response.
+//     each request and its response, server-sent events or protobuf
+//     frames, as events.
 //   - Proxy: the same, as a reverse proxy in front of an AG-UI server in
 //     any language (the "aguitest record" command).
 //   - Transport: an http.RoundTripper for the agent's LLM client, recording
@@ -55,9 +56,11 @@
 //	request   {"kind":"request","run":R,"request":{"time","method","path","headers","input"}}
 //	event     {"kind":"event","run":R,"us":N,"event":<the event's JSON, byte for byte>}
 //	          {"kind":"event","run":R,"us":N,"data":"<SSE data that is not a one-line JSON object>"}
+//	          {"kind":"event","run":R,"us":N,"event":<JSON form>,"frame":"<base64 protobuf message>"}
+//	          (a protobuf frame its JSON form does not hold whole; without "event", one holding no event)
 //	provider  {"kind":"provider","run":R,"us":N,"provider":{"method","url","headers","body",
 //	          "status","responseHeaders","chunks":[{"us":N,"data":"..."} or {"us":N,"b64":"..."}],"error"}}
-//	end       {"kind":"end","run":R,"us":N,"end":{"outcome","status","bytes","events","dropped","limited","error"}}
+//	end       {"kind":"end","run":R,"us":N,"end":{"outcome","status","contentType","bytes","events","dropped","limited","error"}}
 //
 // The outcome is "finished" (the last event was RUN_FINISHED), "error"
 // (RUN_ERROR), "truncated" (neither) or "client_gone". A provider

@@ -3,6 +3,7 @@ package recorder
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"net/http"
 	"strconv"
 	"time"
@@ -70,6 +71,12 @@ type Record struct {
 	// Data is the text of a server-sent event whose data is not an AG-UI
 	// event, or of an event whose bytes hold a line break (KindEvent).
 	Data string
+	// Frame is the protobuf message of a frame of a protobuf response
+	// (agui.MediaTypeProto, without its length prefix) when Event does not
+	// hold all of it: the event's JSON form loses part of it, or the frame
+	// holds no event the client would see (Event is then nil). Replaying in
+	// protobuf sends it as it came. On disk it is base64 ("frame").
+	Frame []byte
 	// Exchange is set for KindProvider.
 	Exchange *Exchange
 	// End is set for KindEnd.
@@ -194,6 +201,7 @@ type line struct {
 	US     int64           `json:"us,omitempty"`
 	Event  json.RawMessage `json:"event,omitempty"`
 	Data   *string         `json:"data,omitempty"`
+	Frame  []byte          `json:"frame,omitempty"`
 	Format string          `json:"format,omitempty"`
 	// header fields
 	Version int       `json:"version,omitempty"`
@@ -207,7 +215,7 @@ type line struct {
 
 // appendRecord appends r as one line of JSON ending in "\n".
 func appendRecord(b []byte, r Record) ([]byte, error) {
-	if r.Kind == KindEvent && r.Event != nil && r.Data == "" && (r.valid || oneLine(r.Event) && (r.hasEv || validJSON(r.Event))) {
+	if r.Kind == KindEvent && r.Event != nil && r.Data == "" && r.Frame == nil && (r.valid || oneLine(r.Event) && (r.hasEv || validJSON(r.Event))) {
 		// The common case, written by hand to keep the event's bytes as
 		// they are (encoding/json would compact and re-escape them).
 		return appendEventLine(b, r.Run, r.Offset, r.Event), nil
@@ -222,13 +230,18 @@ func appendRecord(b []byte, r Record) ([]byte, error) {
 	}
 	l := line{Kind: r.Kind, Run: r.Run, US: r.Offset.Microseconds(), Request: r.Request, Exchange: r.Exchange, End: r.End}
 	if r.Kind == KindEvent {
-		// An event with line breaks, or data that is not an event: kept
-		// as text.
-		d := r.Data
-		if d == "" {
-			d = string(r.Event)
+		l.Frame = r.Frame
+		if r.Frame != nil && r.Data == "" && (r.Event == nil || oneLine(r.Event) && validJSON(r.Event)) {
+			l.Event = r.Event
+		} else {
+			// An event with line breaks, or data that is not an event:
+			// kept as text.
+			d := r.Data
+			if d == "" {
+				d = string(r.Event)
+			}
+			l.Data = &d
 		}
-		l.Data = &d
 	}
 	if h := r.Header; h != nil {
 		l.Format, l.Version, l.Created, l.Source = h.Format, h.Version, h.Created, h.Source
@@ -387,9 +400,10 @@ func parseRecord(b []byte) (Record, error) {
 			r.Event = l.Event
 		case l.Data != nil:
 			r.Data = *l.Data
-		default:
+		case l.Frame == nil:
 			return r, errMissing("event")
 		}
+		r.Frame = l.Frame
 	case KindProvider:
 		if l.Exchange == nil {
 			return r, errMissing("provider")
@@ -408,6 +422,8 @@ func parseRecord(b []byte) (Record, error) {
 	return r, nil
 }
 
+var errNoEvent = errors.New("a protobuf frame that holds no event the client would see")
+
 type errMissing string
 
 // Error names the missing field.
@@ -424,6 +440,9 @@ func EventRecord(run string, offset time.Duration, e agui.Event) Record {
 func (r Record) EventOf() (agui.Event, error) {
 	if r.hasEv {
 		return r.ev, nil
+	}
+	if r.Event == nil && r.Data == "" && r.Frame != nil {
+		return agui.Event{}, errNoEvent
 	}
 	if r.Event == nil {
 		return agui.ParseEvent([]byte(r.Data))

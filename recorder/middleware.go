@@ -116,8 +116,13 @@ type Handler struct {
 }
 
 // Middleware returns a handler that serves every request with next and
-// records it: the request (redacted), each AG-UI event of the server-sent
-// event response with its offset, and an end record with the outcome.
+// records it: the request (redacted), each AG-UI event of the response
+// with its offset, and an end record with the outcome and the response's
+// Content-Type. Both encodings are recorded as events: server-sent events,
+// and protobuf frames (agui.MediaTypeProto, or a body starting with a zero
+// byte), decoded as the reference client decodes them; a frame whose JSON
+// form loses something, or that holds no event, keeps its bytes
+// (Record.Frame) unless redaction is on.
 //
 // The response is never changed or delayed: every Write and every flush
 // goes through at once, and the bytes are copied into a bounded buffer that
@@ -291,6 +296,8 @@ type run struct {
 	lines      []byte // encoded records waiting to be written
 	nlines     int
 	sse        sseSplitter
+	proto      protoSplitter
+	enc        agui.Encoding // "" until the first response bytes
 }
 
 func (rn *run) signal() {
@@ -476,10 +483,62 @@ func (rn *run) process(it *item) {
 		rn.add(*it.rec)
 		return
 	}
+	if rn.enc == "" {
+		rn.enc = rn.encoding(it.data)
+	}
+	if rn.enc == agui.EncodingProto {
+		if it.gap {
+			rn.proto.gap()
+		}
+		rn.proto.feed(it.data, func(f frame) { rn.frame(f, it.at) })
+		return
+	}
 	if it.gap {
 		rn.sse.gap()
 	}
 	rn.sse.feed(it.data, func(data []byte) { rn.event(data, it.at) })
+}
+
+// encoding tells the response's encoding by its Content-Type, or by its
+// first byte when that says neither (a protobuf frame starts with a zero
+// byte).
+func (rn *run) encoding(first []byte) agui.Encoding {
+	rn.mu.Lock()
+	ct := rn.ctype
+	rn.mu.Unlock()
+	if enc, ok := agui.EncodingOf(ct); ok {
+		return enc
+	}
+	if len(first) > 0 && first[0] == 0 {
+		return agui.EncodingProto
+	}
+	return agui.EncodingSSE
+}
+
+// frame records one frame of a protobuf response.
+func (rn *run) frame(f frame, at time.Time) {
+	if f.raw == nil && f.note == "" {
+		rn.event(f.event, at)
+		return
+	}
+	rn.events++
+	r := Record{Kind: KindEvent, Run: rn.id, Offset: at.Sub(rn.start), Frame: f.raw, Data: f.note}
+	if f.event != nil {
+		rn.last = append(rn.last[:0], f.event...)
+		r.Event = f.event
+	}
+	if rn.h.cfg.Redact.active() {
+		// Frame bytes cannot be redacted: keep the redacted event only.
+		r.Frame = nil
+		if r.Event == nil && r.Data == "" {
+			r.Data = fmt.Sprintf("(a protobuf frame of %d bytes holding no event, not kept: redaction is on)", len(f.raw))
+		} else if red, err := rn.h.cfg.Redact.JSON(r.Event); err == nil {
+			r.Event = red
+		} else {
+			r.Event = []byte(`{"type":"` + string(lastType(r.Event)) + `"}`)
+		}
+	}
+	rn.add(r)
 }
 
 func (rn *run) event(data []byte, at time.Time) {
@@ -616,7 +675,11 @@ func safeName(s string) string {
 }
 
 func (rn *run) end() {
-	rn.sse.end(func(data []byte) { rn.event(data, rn.h.cfg.Clock()) })
+	if rn.enc == agui.EncodingProto {
+		rn.proto.end(func(f frame) { rn.frame(f, rn.h.cfg.Clock()) })
+	} else {
+		rn.sse.end(func(data []byte) { rn.event(data, rn.h.cfg.Clock()) })
+	}
 	rn.mu.Lock()
 	end := &End{Status: rn.status, ContentType: rn.ctype, Bytes: rn.bytes, Events: rn.events, Dropped: rn.dropped, Limited: rn.limited}
 	if rn.writeErr {

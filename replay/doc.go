@@ -4,8 +4,9 @@
 //   - Runs streams a recording run by run (memory holds the runs in
 //     progress, not the file); Load and Read keep a whole recording.
 //   - Handler serves recorded runs as an AG-UI endpoint: each POST gets a
-//     run's events as server-sent events, with the recorded timing, scaled,
-//     or as fast as possible ("aguitest serve FILE").
+//     run's events in the encoding its Accept header asks for (server-sent
+//     events or protobuf), with the recorded timing, scaled, or as fast as
+//     possible ("aguitest serve FILE").
 //   - Provider serves a run's recorded LLM provider exchanges as a fake
 //     LLM, strictly in order: a request that differs from the recorded one
 //     gets an error naming the difference (-want +got), and Check reports

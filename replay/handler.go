@@ -3,6 +3,7 @@ package replay
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -23,6 +24,18 @@ type Options struct {
 	// Loop serves the runs again from the first once all were served;
 	// without it, a request after the last run is refused (409).
 	Loop bool
+	// Encoding, when set, is the encoding every run is served in.
+	// Otherwise Handler answers in the encoding the request's Accept
+	// header asks for (agui.Negotiate: protobuf when it prefers it,
+	// server-sent events otherwise) and Stream writes server-sent events.
+	Encoding agui.Encoding
+	// OnLoss is told of each recorded event the chosen encoding cannot
+	// carry whole: an event protobuf has no place for all of (its losses),
+	// no message for (agui.ErrNoProtoForm, not sent), recorded data that
+	// is no event (not sent in protobuf), a protobuf frame that holds no
+	// event (not sent in server-sent events). It may be called from
+	// several requests at once. Nil ignores them.
+	OnLoss func(run *Run, index int, err error)
 }
 
 func (o *Options) wait(ctx context.Context, d time.Duration) error {
@@ -44,12 +57,16 @@ func (o *Options) wait(ctx context.Context, d time.Duration) error {
 }
 
 // Handler serves recorded runs as an AG-UI endpoint: each POST receives the
-// next run's events as server-sent events, with the recorded timing scaled
-// by Options.Speed. A request whose body names the runId of a run not yet
-// served gets that run instead. Each event is flushed as it is written.
+// next run's events, with the recorded timing scaled by Options.Speed. A
+// request whose body names the runId of a run not yet served gets that run
+// instead. Each event is flushed as it is written.
 //
-// The events are sent as recorded (after redaction), one "data:" line each;
-// SSE event names and ids of the original stream are not recorded.
+// The encoding is the one the request's Accept header asks for (see
+// Options.Encoding), whatever the recording's: server-sent events with the
+// events as recorded (after redaction), one "data:" line each (SSE event
+// names and ids of the original stream are not recorded), or protobuf
+// frames encoded as @ag-ui/encoder encodes them (recorded frames are sent
+// as they came). What an encoding cannot carry goes to Options.OnLoss.
 // Browsers may call it: it answers CORS preflight requests and allows any
 // origin.
 func Handler(runs []*Run, opt Options) *Server {
@@ -148,28 +165,76 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, fmt.Sprintf("aguitest replay: all %d recorded runs were served", len(s.runs)), http.StatusConflict)
 		return
 	}
-	w.Header().Set("Content-Type", "text/event-stream")
+	opt := s.opt
+	if opt.Encoding == "" {
+		opt.Encoding = agui.Negotiate(r.Header.Get("Accept"))
+	}
+	w.Header().Set("Content-Type", opt.Encoding.ContentType())
 	w.Header().Set("Cache-Control", "no-cache")
+	w.Header().Add("Vary", "Accept")
 	w.WriteHeader(http.StatusOK)
-	_ = Stream(r.Context(), w, run, s.opt)
+	_ = Stream(r.Context(), w, run, opt)
 }
 
-// Stream writes the run's events to w as server-sent events with the
-// timing of opt, flushing after each. It stops when ctx is done or a write
-// fails.
+// Stream writes the run's events to w in opt.Encoding (server-sent events
+// when it is "") with the timing of opt, flushing after each. It stops
+// when ctx is done or a write fails.
 func Stream(ctx context.Context, w io.Writer, run *Run, opt Options) error {
+	if opt.Encoding == agui.EncodingProto {
+		return streamProto(ctx, w, run, opt)
+	}
 	enc := agui.NewSSEEncoder(w)
 	var prev time.Duration
-	for _, e := range run.Events {
+	for i, e := range run.Events {
 		if err := opt.wait(ctx, e.Offset-prev); err != nil {
 			return err
 		}
 		prev = e.Offset
 		var err error
-		if e.Data != "" {
+		switch {
+		case e.Data != "":
 			err = enc.EncodeMessage(agui.SSEMessage{Data: []byte(e.Data), Retry: -1})
-		} else {
+		case len(e.Event.Raw()) == 0:
+			opt.lose(run, i, errors.New("a protobuf frame that holds no event: not sent in server-sent events"))
+		default:
 			err = enc.Encode(e.Event)
+		}
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (o *Options) lose(run *Run, i int, err error) {
+	if o.OnLoss != nil {
+		o.OnLoss(run, i, err)
+	}
+}
+
+// streamProto writes the run as protobuf frames.
+func streamProto(ctx context.Context, w io.Writer, run *Run, opt Options) error {
+	enc := agui.NewProtoEncoder(w)
+	var prev time.Duration
+	for i, e := range run.Events {
+		if err := opt.wait(ctx, e.Offset-prev); err != nil {
+			return err
+		}
+		prev = e.Offset
+		var err error
+		switch {
+		case e.Frame != nil:
+			err = enc.EncodeFrame(e.Frame) // as recorded
+		case e.Data != "":
+			opt.lose(run, i, errors.New("recorded data that is not an AG-UI event: not sent in protobuf"))
+		default:
+			err = enc.Encode(e.Event)
+			if errors.Is(err, agui.ErrNoProtoForm) {
+				opt.lose(run, i, err)
+				err = nil
+			} else if ls := enc.Losses(); err == nil && ls != nil {
+				opt.lose(run, i, &agui.LossError{Type: e.Event.Type(), Losses: ls})
+			}
 		}
 		if err != nil {
 			return err

@@ -20,6 +20,10 @@ type Event struct {
 	// Data is the text of a recorded server-sent event that is not an
 	// AG-UI event, served as it was.
 	Data string
+	// Frame is the recorded protobuf message of a frame (see
+	// recorder.Record.Frame): served as it came when replaying in
+	// protobuf. With no Event and no Data, the frame held no event.
+	Frame []byte
 }
 
 // Exchange is one recorded provider exchange of a run.
@@ -62,7 +66,7 @@ func (r *Run) Outcome() string {
 func (r *Run) AGUIEvents() []agui.Event {
 	out := make([]agui.Event, 0, len(r.Events))
 	for _, e := range r.Events {
-		if e.Data == "" {
+		if e.Data == "" && len(e.Event.Raw()) > 0 {
 			out = append(out, e.Event)
 		}
 	}
@@ -122,7 +126,7 @@ func Runs(r *recorder.Reader) iter.Seq2[*Run, error] {
 				get(rec).Request = rec.Request
 			case recorder.KindEvent:
 				run := get(rec)
-				ev := Event{Offset: rec.Offset, Line: rec.Line}
+				ev := Event{Offset: rec.Offset, Line: rec.Line, Frame: rec.Frame}
 				e, err := rec.EventOf()
 				if err != nil {
 					ev.Data = rec.Data

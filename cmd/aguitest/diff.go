@@ -14,16 +14,17 @@ import (
 const diffUsage = `usage: aguitest diff [--view merged|wire] A B
 
 Compares two recordings or AG-UI streams (any mix of recordings, JSON
-arrays, JSON Lines and server-sent events; "-" reads standard input) after
-normalising them as goldens are: ids become placeholders numbered by first
-appearance, timestamps are dropped. The merged view (default) joins each
-message's text and each call's arguments and puts parallel calls in a
-canonical order, so two runs that fragment or interleave differently
-compare equal; the wire view compares every fragment. Each differing event
-is printed with its number (from 1), type and ids, then its two JSON lines
-(-want +got, where want is A and got is B) and, one per line, each value
-that differs, by its path: ".args.unit: got "F", want none". The events
-of all runs of a recording are compared in order.
+arrays, JSON Lines, server-sent events and protobuf frames; "-" reads
+standard input) after normalising them as goldens are: ids become
+placeholders numbered by first appearance, timestamps are dropped. The
+merged view (default) joins each message's text and each call's arguments
+and puts parallel calls in a canonical order, so two runs that fragment or
+interleave differently compare equal; the wire view compares every
+fragment. Each differing event is printed with its number (from 1), type
+and ids, then its two JSON lines (-want +got, where want is A and got is B)
+and, one per line, each value that differs, by its path: ".args.unit: got
+"F", want none". The events of all runs of a recording are compared in
+order.
 
 Example:
   aguitest diff prod-run.jsonl rerun.sse

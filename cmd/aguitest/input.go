@@ -129,7 +129,7 @@ func readRecording(src *source, in io.Reader, p agui.Profile) (*source, error) {
 		}
 		var evs []evt
 		for _, re := range run.Events {
-			if re.Data != "" && len(re.Event.Raw()) == 0 {
+			if len(re.Event.Raw()) == 0 { // data or a protobuf frame that is no event
 				src.problems = append(src.problems, fmt.Sprintf("%s:%d: run %s: recorded data is not an AG-UI event", src.name, re.Line, run.ID))
 				continue
 			}

@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"os"
 	"os/signal"
+	"sync"
 	"syscall"
 	"time"
 
@@ -19,8 +20,12 @@ const serveUsage = `usage: aguitest serve [--addr 127.0.0.1:0] [--speed 1] [--lo
 
 Serves the runs of a recording as an AG-UI endpoint and prints its URL as
 the first line of standard output. Each POST receives the next recorded run
-(or the run whose runId the request names) as server-sent events, with the
-recorded timing. Serving stops on SIGINT or SIGTERM.
+(or the run whose runId the request names), with the recorded timing, in
+the encoding its Accept header asks for: protobuf frames
+(application/vnd.ag-ui.event+proto) when it prefers them, server-sent
+events otherwise (also for */*), whatever the recording's encoding. What
+an encoding cannot carry of an event is reported on standard error.
+Serving stops on SIGINT or SIGTERM.
 
 Flags:
   --addr ADDR    listen address (default 127.0.0.1:0, a free loopback port)
@@ -78,7 +83,13 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		fmt.Fprintf(stderr, "aguitest serve: %v\n", err)
 		return 2
 	}
-	h := replay.Handler(rec.Runs, replay.Options{Speed: *speed, Loop: *loop})
+	var mu sync.Mutex
+	onLoss := func(run *replay.Run, i int, err error) {
+		mu.Lock()
+		defer mu.Unlock()
+		fmt.Fprintf(stderr, "aguitest serve: warning: %s:%d: run %s: event %d: %v\n", run.File, run.Events[i].Line, run.ID, i, err)
+	}
+	h := replay.Handler(rec.Runs, replay.Options{Speed: *speed, Loop: *loop, OnLoss: onLoss})
 	srv := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second}
 	go srv.Serve(ln)
 	fmt.Fprintf(stdout, "http://%s/\n", ln.Addr())

@@ -17,9 +17,10 @@ import (
 const showUsage = `usage: aguitest show [--profile strict|reference] [--html OUT] FILE
 
 Prints a readable transcript of a recording or an AG-UI stream (a JSON
-array, JSON Lines or server-sent events; "-" reads standard input): each
-run, each message with its text, each tool call with its arguments joined
-and its result, state changes and errors, in the order they started.
+array, JSON Lines, server-sent events or protobuf frames; "-" reads
+standard input): each run, each message with its text, each tool call with
+its arguments joined and its result, state changes and errors, in the
+order they started.
 Calls streamed at the same time are marked as parallel (┆), and every
 violation of the verifier's profile is shown at its event (!) with the
 file and line.
@@ -241,7 +242,11 @@ func writeRun(w io.Writer, src *source, r *runView, pal palette) {
 	if r.outcome != "" {
 		head += ", " + r.outcome
 	}
-	fmt.Fprintf(w, "\n%s  %s\n", pal.bold(head), pal.dim(fmt.Sprintf("%s:%d", src.name, r.line)))
+	where := src.name
+	if r.line > 0 { // a protobuf stream has no lines
+		where = fmt.Sprintf("%s:%d", src.name, r.line)
+	}
+	fmt.Fprintf(w, "\n%s  %s\n", pal.bold(head), pal.dim(where))
 	for _, l := range r.lines(src.name) {
 		prefix, text := l.text[:l.pos], l.text[l.pos:]
 		if l.bad {
@@ -367,10 +372,11 @@ func (r *runView) transcript(file string) []tline {
 	for _, v := range r.violations {
 		pos, ok := posOf[v.Index]
 		where := file
-		if ok {
-			where = fmt.Sprintf("%s:%d", file, r.events[pos].line)
-		} else {
+		switch {
+		case !ok:
 			pos = len(r.events)
+		case r.events[pos].line > 0:
+			where = fmt.Sprintf("%s:%d", file, r.events[pos].line)
 		}
 		var s string
 		if v.Type == "" {

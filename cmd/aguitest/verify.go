@@ -19,10 +19,11 @@ import (
 const verifyUsage = `usage: aguitest verify [--profile strict|reference] [--allow RULE,...] [--enable RULE,...] [--json] FILE|DIR...
 
 Checks AG-UI streams as the reference client reads them. A FILE is a
-server-sent event stream (a response body), a JSON array of events, JSON
-Lines of events, or a recording made by aguitest record or the recorder
-package (detected); "-" reads standard input. A DIR stands for its *.jsonl,
-*.json and *.sse files, sorted. Every violation is printed with the file,
+server-sent event stream (a response body), a stream of protobuf frames
+(application/vnd.ag-ui.event+proto), a JSON array of events, JSON Lines of
+events, or a recording made by aguitest record or the recorder package
+(detected); "-" reads standard input. A DIR stands for its *.jsonl, *.json,
+*.sse and *.pb files, sorted. Every violation is printed with the file,
 line, event number (from 1; --json gives "index", from 0), rule, ids and
 message; each run of a recording is verified on its own, with its
 request's history, HTTP status and Content-Type, and lines of a recording
@@ -219,9 +220,15 @@ func verifyFile(name string, stdin io.Reader, stderr io.Writer, opt agui.Options
 	r := agui.NewParallelReader(in, rep.File, 0)
 	defer r.Close()
 	v := agui.NewVerifier(opt)
+	var last agui.Event
 	for {
 		e, err := r.Next()
 		if err == io.EOF {
+			// Frames skipped after the last event (events of a later
+			// protocol version) are the last event's losses.
+			for _, vi := range v.PushLosses(last, r.Losses()) {
+				rep.Violations = append(rep.Violations, violationJSON{Violation: vi})
+			}
 			break
 		}
 		var fe *agui.FrameError
@@ -243,6 +250,10 @@ func verifyFile(name string, stdin io.Reader, stderr io.Writer, opt agui.Options
 		for _, vi := range v.Push(e) {
 			rep.Violations = append(rep.Violations, violationJSON{Line: r.Line(), Violation: vi})
 		}
+		for _, vi := range v.PushLosses(e, r.Losses()) {
+			rep.Violations = append(rep.Violations, violationJSON{Line: r.Line(), Violation: vi})
+		}
+		last = e
 	}
 	for _, vi := range v.Finish() {
 		rep.Violations = append(rep.Violations, violationJSON{Violation: vi})
@@ -266,7 +277,7 @@ func expandDirs(names []string) ([]string, error) {
 			continue
 		}
 		var files []string
-		for _, pat := range []string{"*.jsonl", "*.json", "*.sse"} {
+		for _, pat := range []string{"*.jsonl", "*.json", "*.sse", "*.pb"} {
 			m, _ := filepath.Glob(filepath.Join(name, pat))
 			files = append(files, m...)
 		}
@@ -338,6 +349,12 @@ func verifyRecording(rep fileReport, in io.Reader, opt agui.Options) fileReport 
 			rep.Events++
 			for _, vi := range v.Push(e) {
 				rep.Violations = append(rep.Violations, violationJSON{Line: rec.Line, Run: rec.Run, Violation: vi})
+			}
+			if rec.Frame != nil { // a protobuf frame its JSON form does not hold whole
+				_, losses, _ := agui.UnmarshalProto(rec.Frame)
+				for _, vi := range v.PushLosses(e, losses) {
+					rep.Violations = append(rep.Violations, violationJSON{Line: rec.Line, Run: rec.Run, Violation: vi})
+				}
 			}
 		case recorder.KindEnd:
 			v := verifier(rec.Run)

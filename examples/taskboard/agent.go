@@ -76,9 +76,11 @@ func (a *Agent) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "the body is not a RunAgentInput: "+err.Error(), http.StatusBadRequest)
 		return
 	}
-	w.Header().Set("Content-Type", "text/event-stream")
+	// Protobuf when the client prefers it, server-sent events otherwise.
+	encoding := agui.Negotiate(r.Header.Get("Accept"))
+	w.Header().Set("Content-Type", encoding.ContentType())
 	w.Header().Set("Cache-Control", "no-cache")
-	enc := agui.NewSSEEncoder(w)
+	enc := agui.NewEncoder(w, encoding)
 	// An error here means the client has gone: there is no one left to
 	// tell, so the run simply stops.
 	_ = a.Run(r.Context(), in, enc.Encode)

@@ -291,6 +291,10 @@ func TestTaskBoard(t *testing.T) {
 		}
 	}
 	harness.Run(t, agent(), cases)
+	// The same cases and goldens over the protobuf encoding.
+	t.Run("protobuf", func(t *testing.T) {
+		harness.Options{Accept: agui.MediaTypeProto}.Run(t, agent(), cases)
+	})
 }
 
 func script(turns ...scripted.Turn) scripted.Script { return scripted.Script{Turns: turns} }

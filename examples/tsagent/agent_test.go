@@ -10,6 +10,7 @@ import (
 
 	"github.com/stretchr/testify/assert"
 
+	"github.com/aguitest/aguitest/agui"
 	"github.com/aguitest/aguitest/harness"
 	"github.com/aguitest/aguitest/scripted"
 )
@@ -52,7 +53,7 @@ var weatherTool = harness.Tool{
 func TestTypeScriptAgent(t *testing.T) {
 	build(t)
 	agent := harness.Command("node", "dist/server.js")
-	harness.Run(t, agent, []harness.Case{
+	cases := []harness.Case{
 		{
 			Name:   "text",
 			Input:  harness.User("Say hello."),
@@ -97,8 +98,16 @@ func TestTypeScriptAgent(t *testing.T) {
 			WantError: &harness.WantError{Message: "upstream failed"},
 			Check: func(t *testing.T, r *harness.Result) {
 				events := r.Events()
-				assert.Equal(t, "RUN_ERROR", string(events[len(events)-1].Type()))
+				if assert.NotEmpty(t, events) {
+					assert.Equal(t, "RUN_ERROR", string(events[len(events)-1].Type()))
+				}
 			},
 		},
+	}
+	harness.Run(t, agent, cases)
+	// The same cases and goldens over the protobuf encoding, which
+	// @ag-ui/encoder answers when the request asks for it.
+	t.Run("protobuf", func(t *testing.T) {
+		harness.Options{Accept: agui.MediaTypeProto}.Run(t, agent, cases)
 	})
 }

@@ -130,7 +130,10 @@ const server = http.createServer(async (req, res) => {
   }
   const encoder = new EventEncoder({ accept: req.headers.accept });
   res.writeHead(200, { "Content-Type": encoder.getContentType(), "Cache-Control": "no-cache" });
-  await run(input, (e) => res.write(encoder.encode(e)));
+  // encodeBinary writes the negotiated encoding (protobuf frames when the
+  // Accept header admits them); encode would write server-sent events under
+  // a protobuf Content-Type.
+  await run(input, (e) => res.write(encoder.encodeBinary(e)));
   res.end();
 });
 
