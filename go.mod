@@ -10,6 +10,7 @@ require (
 	github.com/sashabaranov/go-openai v1.43.0
 	github.com/sebdah/goldie/v2 v2.8.0
 	github.com/stretchr/testify v1.12.1
+	github.com/wI2L/jsondiff v0.7.1
 	go.yaml.in/yaml/v3 v3.0.6
 )
 
