@@ -80,10 +80,12 @@ func TestMisuse(t *testing.T) {
 			want:   agui.RuleToolCallNotOpen,
 		},
 		{
-			name:   "a value after fragments",
-			setup:  func(t *testing.T, run *agent.Run) any { c := call(t, run); ok(t, c.Args(`{"city":`)); return c },
-			misuse: func(_ *agent.Run, h any) error { return h.(*agent.ToolCall).ArgsJSON(map[string]string{"city": "Seoul"}) },
-			want:   agui.RuleArgsNotJSON,
+			name:  "a value after fragments",
+			setup: func(t *testing.T, run *agent.Run) any { c := call(t, run); ok(t, c.Args(`{"city":`)); return c },
+			misuse: func(_ *agent.Run, h any) error {
+				return h.(*agent.ToolCall).ArgsJSON(map[string]string{"city": "Seoul"})
+			},
+			want: agui.RuleArgsNotJSON,
 		},
 		{
 			name:   "end with partial arguments",
@@ -104,10 +106,15 @@ func TestMisuse(t *testing.T) {
 			want:   agui.RuleDuplicateResult,
 		},
 		{
-			name:   "a call id open",
-			setup:  func(t *testing.T, run *agent.Run) any { return must[*agent.ToolCall](t)(run.StartToolCall(agent.ToolCallSpec{ID: "c", Name: "a"})) },
-			misuse: func(run *agent.Run, _ any) error { _, err := run.StartToolCall(agent.ToolCallSpec{ID: "c", Name: "b"}); return err },
-			want:   agui.RuleToolCallOpen,
+			name: "a call id open",
+			setup: func(t *testing.T, run *agent.Run) any {
+				return must[*agent.ToolCall](t)(run.StartToolCall(agent.ToolCallSpec{ID: "c", Name: "a"}))
+			},
+			misuse: func(run *agent.Run, _ any) error {
+				_, err := run.StartToolCall(agent.ToolCallSpec{ID: "c", Name: "b"})
+				return err
+			},
+			want: agui.RuleToolCallOpen,
 		},
 		{
 			name: "a call closed and reopened",
@@ -116,12 +123,20 @@ func TestMisuse(t *testing.T) {
 				ok(t, c.End())
 				return c
 			},
-			misuse: func(run *agent.Run, _ any) error { _, err := run.StartToolCall(agent.ToolCallSpec{ID: "c", Name: "a"}); return err },
-			want:   agui.RuleReopenedID,
+			misuse: func(run *agent.Run, _ any) error {
+				_, err := run.StartToolCall(agent.ToolCallSpec{ID: "c", Name: "a"})
+				return err
+			},
+			want: agui.RuleReopenedID,
 		},
 		{
-			name:   "text after end",
-			setup:  func(t *testing.T, run *agent.Run) any { x := text(t, run); ok(t, x.Delta("hi")); ok(t, x.End()); return x },
+			name: "text after end",
+			setup: func(t *testing.T, run *agent.Run) any {
+				x := text(t, run)
+				ok(t, x.Delta("hi"))
+				ok(t, x.End())
+				return x
+			},
 			misuse: func(_ *agent.Run, h any) error { return h.(*agent.Text).Delta("again") },
 			want:   agui.RuleMessageNotOpen,
 		},
@@ -170,8 +185,13 @@ func TestMisuse(t *testing.T) {
 			want:   agui.RuleAfterRunFinished,
 		},
 		{
-			name:   "a result after the run finished",
-			setup:  func(t *testing.T, run *agent.Run) any { c := call(t, run); ok(t, c.End()); ok(t, run.Finish()); return c },
+			name: "a result after the run finished",
+			setup: func(t *testing.T, run *agent.Run) any {
+				c := call(t, run)
+				ok(t, c.End())
+				ok(t, run.Finish())
+				return c
+			},
 			misuse: func(_ *agent.Run, h any) error { return result(h.(*agent.ToolCall).Result("late")) },
 			want:   agui.RuleAfterRunFinished,
 		},
@@ -207,17 +227,21 @@ func TestMisuse(t *testing.T) {
 			want:   agui.RuleToolCallNotOpen,
 		},
 		{
-			name:   "a raw event that breaks its schema",
-			setup:  func(t *testing.T, run *agent.Run) any { return nil },
-			misuse: func(run *agent.Run, _ any) error { return run.Emit(agui.NewEvent(agui.TextMessageStart, "role", "assistant")) },
-			want:   agui.RuleSchema,
+			name:  "a raw event that breaks its schema",
+			setup: func(t *testing.T, run *agent.Run) any { return nil },
+			misuse: func(run *agent.Run, _ any) error {
+				return run.Emit(agui.NewEvent(agui.TextMessageStart, "role", "assistant"))
+			},
+			want: agui.RuleSchema,
 		},
 		{
-			name:   "an empty delta, when the opt-in rule is on",
-			opt:    agent.Options{Verify: agui.Options{Enable: []agui.Rule{agui.RuleEmptyDelta}}},
-			setup:  func(t *testing.T, run *agent.Run) any { return text(t, run) },
-			misuse: func(run *agent.Run, h any) error { return run.Emit(agui.NewTextMessageContent(h.(*agent.Text).ID(), "")) },
-			want:   agui.RuleEmptyDelta,
+			name:  "an empty delta, when the opt-in rule is on",
+			opt:   agent.Options{Verify: agui.Options{Enable: []agui.Rule{agui.RuleEmptyDelta}}},
+			setup: func(t *testing.T, run *agent.Run) any { return text(t, run) },
+			misuse: func(run *agent.Run, h any) error {
+				return run.Emit(agui.NewTextMessageContent(h.(*agent.Text).ID(), ""))
+			},
+			want: agui.RuleEmptyDelta,
 		},
 	}
 	for _, tc := range cases {
