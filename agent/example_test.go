@@ -126,7 +126,7 @@ func ExampleRun_StateDelta() {
 	// {"type":"RUN_STARTED","threadId":"t","runId":"r"}
 	// {"type":"TOOL_CALL_START","toolCallId":"r-call-1","toolCallName":"add_task"}
 	// {"type":"TOOL_CALL_ARGS","toolCallId":"r-call-1","delta":"{\"title\":\"ship it\"}"}
-	// {"type":"STATE_DELTA","delta":[{"op":"add","path":"/tasks/-","value":"ship it"}]}
+	// {"type":"STATE_DELTA","delta":[{"op":"add","path":"/tasks/1","value":"ship it"}]}
 	// {"type":"TOOL_CALL_END","toolCallId":"r-call-1"}
 	// {"type":"TOOL_CALL_RESULT","messageId":"r-msg-1","toolCallId":"r-call-1","content":"{\"ok\":true}","role":"tool"}
 	// {"type":"RUN_FINISHED","threadId":"t","runId":"r"}

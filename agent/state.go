@@ -58,8 +58,13 @@ func (r *Run) StateSnapshot(doc any) error {
 }
 
 // StateDelta publishes doc as a JSON Patch (RFC 6902) from the state the
-// client holds to doc (STATE_DELTA), computed by github.com/wI2L/jsondiff.
-// When nothing changed it sends nothing.
+// client holds to doc (STATE_DELTA), computed by github.com/wI2L/jsondiff
+// (arrays compared by longest common subsequence). When nothing changed it
+// sends nothing.
+//
+// The diff uses add, remove and replace only: jsondiff's Factorize option
+// (move and copy) makes patches that do not apply in v0.7.1
+// (TestJSONDiffFactorize).
 func (r *Run) StateDelta(doc any) error {
 	b, err := json.Marshal(doc)
 	if err != nil {
@@ -71,7 +76,7 @@ func (r *Run) StateDelta(doc any) error {
 	if err := r.live(op, ""); err != nil {
 		return err
 	}
-	patch, err := jsondiff.CompareJSON(r.state, b)
+	patch, err := jsondiff.CompareJSON(r.state, b, jsondiff.LCS())
 	if err != nil {
 		return fmt.Errorf("agent: Run.StateDelta: %w", err)
 	}
@@ -109,7 +114,7 @@ func (r *Run) StatePatch(ops any) error {
 	if err != nil {
 		return fmt.Errorf("%w: %v", ErrPatch, err)
 	}
-	next, err := p.Apply(r.state)
+	next, err := apply(p, r.state)
 	if err != nil {
 		return fmt.Errorf("%w: %v", ErrPatch, err)
 	}
@@ -144,4 +149,16 @@ func marshalPatch(p jsondiff.Patch) ([]byte, error) {
 		}
 	}
 	return json.Marshal(ops)
+}
+
+// apply applies p to doc. The library dereferences nil on some documents
+// holding null (v5.9.11, a "test" of an array with a null element): that
+// is an error here, not a crash of the agent.
+func apply(p jsonpatch.Patch, doc []byte) (out []byte, err error) {
+	defer func() {
+		if v := recover(); v != nil {
+			err = fmt.Errorf("the JSON Patch library failed: %v", v)
+		}
+	}()
+	return p.Apply(doc)
 }
