@@ -70,7 +70,9 @@ func Chunk(turn *agent.Turn, c openai.ChatCompletionChunk) (done bool, err error
 			continue // one answer per turn: n=1
 		}
 		d := ch.Delta
-		if f, ok := d.JSON.ExtraFields["reasoning_content"]; ok && f.Valid() {
+		// openai-go keeps fields it does not model as raw JSON, and
+		// marks them not Valid: read the raw text.
+		if f, ok := d.JSON.ExtraFields["reasoning_content"]; ok {
 			var r string
 			if json.Unmarshal([]byte(f.Raw()), &r) == nil {
 				if err := turn.Reasoning(r); err != nil {

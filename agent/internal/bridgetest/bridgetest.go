@@ -1,0 +1,210 @@
+// Package bridgetest is the table every provider bridge of package agent is
+// tested with: one model answer (reasoning, text, three parallel calls whose
+// arguments hold escapes and multi-byte characters) streamed under a matrix
+// of plans (splits, orders, id styles), run through the harness on the
+// scripted LLM, in both modes of agent.Turn. Only tests import it.
+package bridgetest
+
+import (
+	"encoding/json"
+	"fmt"
+	"sync"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/aguitest/aguitest/agui"
+	"github.com/aguitest/aguitest/golden"
+	"github.com/aguitest/aguitest/harness"
+	"github.com/aguitest/aguitest/scripted"
+)
+
+// The answer every plan streams, then the model's final text.
+var (
+	Reasoning = "Two cities and a sum: three calls."
+	Answer    = "Checking three things… 一瞬です."
+	Calls     = []scripted.Call{
+		{Name: "get_weather", Args: `{"city":"Zürich"}`},
+		{Name: "get_weather", Args: `{"city":"東京","note":"say \"こんにちは\"\tplease"}`},
+		{Name: "convert_currency", Args: `{"from":"EUR","to":"JPY","amount":12.5,"memo":"caf\u00e9 \\o/"}`},
+	}
+	Final = "Zürich 18°C, 東京 24°C; 12.5 EUR is 2040 JPY."
+)
+
+// Plan is a named plan; SameView says the merged events must equal those
+// of every other plan marked so (the text comes before the calls).
+type Plan struct {
+	Name     string
+	Plan     scripted.Plan
+	SameView bool
+}
+
+// Wire limits of the plans a wire can express.
+type Wire struct {
+	// NoIndex: calls may come without an index (Chat Completions).
+	NoIndex bool
+	// IDsEvery: the id may be repeated on every delta.
+	IDsEvery bool
+}
+
+// Plans returns the matrix: every split with every order, each id style the
+// wire allows, and text placed between and after the calls.
+func Plans(w Wire) []Plan {
+	splits := []struct {
+		name string
+		s    scripted.Split
+	}{
+		{"bytes3", scripted.Split{Size: 3}},
+		{"runes2", scripted.Split{By: scripted.Runes, Size: 2}},
+		{"words", scripted.Split{By: scripted.Words}},
+		{"random", scripted.Split{By: scripted.Random, Min: 1, Size: 7}},
+		{"escapes", scripted.Split{Size: 4, Escapes: true}},
+		{"midrune", scripted.Split{Size: 2, MidRune: true}},
+		{"empty", scripted.Split{Size: 4, Empty: 2}},
+		{"whole", scripted.Split{By: scripted.Whole}},
+	}
+	orders := []scripted.Order{
+		{By: scripted.Sequential},
+		{By: scripted.RoundRobin},
+		{By: scripted.Reverse},
+		{By: scripted.Shuffle},
+		{By: scripted.Scheduled, Schedule: "text #0 #1 #0 #2 #1"},
+	}
+	ids := []scripted.IDStyle{scripted.IDsFirst}
+	if w.IDsEvery {
+		ids = append(ids, scripted.IDsEvery)
+	}
+	if w.NoIndex {
+		ids = append(ids, scripted.IDsNoIndex)
+	}
+	var out []Plan
+	for _, s := range splits {
+		for _, o := range orders {
+			for _, id := range ids {
+				p := scripted.Plan{Split: s.s, Order: o, IDs: id, Seed: 7}
+				out = append(out, Plan{Name: fmt.Sprintf("%s/%s/%s", s.name, o.By, id), Plan: p, SameView: true})
+			}
+		}
+	}
+	for _, t := range []scripted.Placement{scripted.TextBetween, scripted.TextAfter} {
+		p := scripted.Plan{Split: scripted.Split{Size: 3}, Order: scripted.Order{By: scripted.RoundRobin, Text: t}}
+		out = append(out, Plan{Name: "text-" + string(t) + "/round-robin", Plan: p})
+	}
+	return out
+}
+
+// Script is the conversation: the answer under plan p, then, once the
+// client has run the three tools, the final text.
+func Script(p scripted.Plan, resultIDs []string) scripted.Script {
+	return scripted.Script{Turns: []scripted.Turn{
+		{Expect: scripted.Expect{Tools: []string{"get_weather", "convert_currency"}}, Reasoning: Reasoning, Text: Answer, Calls: Calls, Plan: p},
+		{Expect: scripted.Expect{ToolResults: resultIDs}, Text: Final},
+	}}
+}
+
+// Tools are the client's; the harness runs them.
+var Tools = []harness.Tool{
+	{
+		Name:        "get_weather",
+		Description: "The weather in a city.",
+		Parameters:  json.RawMessage(`{"type":"object","properties":{"city":{"type":"string"},"note":{"type":"string"}}}`),
+		Run: func(args json.RawMessage) (string, error) {
+			var a struct{ City string }
+			if err := json.Unmarshal(args, &a); err != nil {
+				return "", err
+			}
+			b, _ := json.Marshal(a.City)
+			return `{"city":` + string(b) + `,"tempC":18}`, nil
+		},
+	},
+	{
+		Name:        "convert_currency",
+		Description: "Convert an amount between currencies.",
+		Parameters:  json.RawMessage(`{"type":"object"}`),
+		Run: func(json.RawMessage) (string, error) {
+			return `{"amount":2040,"currency":"JPY"}`, nil
+		},
+	},
+}
+
+// Cases builds the table for one agent: every plan, with the checks that
+// the client got the answer whole (reasoning, text, each call's exact
+// arguments), the final text, and, for the plans that place the text
+// first, the same merged events as every other such plan. resultIDs are the
+// call ids the agent gives the three calls, in index order, as the model
+// gets them back.
+func Cases(name string, plans []Plan, resultIDs []string) []harness.Case {
+	var ref struct {
+		sync.Mutex
+		name    string
+		entries []golden.Entry
+	}
+	var out []harness.Case
+	for _, p := range plans {
+		out = append(out, harness.Case{
+			Name:   p.Name,
+			Input:  harness.User("Weather in Zürich and Tokyo, and 12.5 EUR in yen?"),
+			Script: Script(p.Plan, resultIDs),
+			Tools:  Tools,
+			Golden: harness.NoGolden,
+			Check: func(t *testing.T, r *harness.Result) {
+				t.Helper()
+				if len(r.Runs) != 2 {
+					t.Errorf("runs: got %d, want 2", len(r.Runs))
+				}
+				wholeAnswer(t, r)
+				if got := r.LastText(); got != Final {
+					t.Errorf("last text: got %q, want %q", got, Final)
+				}
+				if !p.SameView {
+					return
+				}
+				got := golden.Normalizer{}.Normalize(r.Events(), golden.Merged)
+				ref.Lock()
+				defer ref.Unlock()
+				if ref.entries == nil {
+					ref.name, ref.entries = p.Name, got
+					return
+				}
+				if d := cmp.Diff(ref.entries, got); d != "" {
+					t.Errorf("%s: merged events differ from those of %s (-%s +%s):\n%s", name, ref.name, ref.name, p.Name, d)
+				}
+			},
+		})
+	}
+	return out
+}
+
+// wholeAnswer checks what the client assembled from the first run: the
+// reasoning and the text verbatim, each call with its exact arguments.
+func wholeAnswer(t *testing.T, r *harness.Result) {
+	t.Helper()
+	want := map[string]int{}
+	for _, c := range Calls {
+		want[c.Name+" "+c.Args]++
+	}
+	got := map[string]int{}
+	var text, reasoning string
+	for _, e := range r.Runs[0].Events {
+		switch e.Type() {
+		case agui.TextMessageContent:
+			text += e.Delta()
+		case agui.ReasoningMessageContent:
+			reasoning += e.Delta()
+		}
+	}
+	for _, m := range r.Messages {
+		for _, tc := range m.ToolCalls {
+			got[tc.Function.Name+" "+tc.Function.Arguments]++
+		}
+	}
+	if d := cmp.Diff(want, got); d != "" {
+		t.Errorf("call arguments (-want +got):\n%s", d)
+	}
+	if text != Answer {
+		t.Errorf("text: got %q, want %q", text, Answer)
+	}
+	if reasoning != Reasoning {
+		t.Errorf("reasoning: got %q, want %q", reasoning, Reasoning)
+	}
+}
