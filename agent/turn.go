@@ -38,6 +38,10 @@ type TurnOptions struct {
 	// MessageID is the id of the assistant message the answer's text goes
 	// to and its calls belong to (their parentMessageId); "" allocates one.
 	MessageID string
+	// ProviderIDs gives each call the provider's call id (from its first
+	// delta) instead of one the run allocates. The id must not have been
+	// used in the run: the call then fails to open with an *Error.
+	ProviderIDs bool
 	// Gate, when set, is asked about each call's tool name before the call
 	// opens; its error stops the turn (Call returns it) with nothing sent
 	// for that call. An agent's own rule, such as refusing tools the client
@@ -74,7 +78,7 @@ type Turn struct {
 
 type turnCall struct {
 	index, order int
-	name         string
+	name, id     string
 	args         strings.Builder // buffered arguments
 	h            *ToolCall
 	done         bool
@@ -189,8 +193,11 @@ func (t *Turn) Call(d CallDelta) error {
 			}
 		}
 		c = &turnCall{index: d.Index, order: len(t.calls), name: d.Name}
+		if t.opt.ProviderIDs {
+			c.id = d.ID
+		}
 		if !t.opt.Buffered {
-			h, err := t.r.StartToolCall(ToolCallSpec{Name: d.Name, ParentMessageID: t.msgID})
+			h, err := t.r.StartToolCall(ToolCallSpec{ID: c.id, Name: d.Name, ParentMessageID: t.msgID})
 			if err != nil {
 				return err
 			}
@@ -248,7 +255,7 @@ func (t *Turn) End() (*Answer, error) {
 	})
 	for _, c := range calls {
 		if c.h == nil {
-			h, err := t.r.StartToolCall(ToolCallSpec{Name: c.name, ParentMessageID: t.msgID})
+			h, err := t.r.StartToolCall(ToolCallSpec{ID: c.id, Name: c.name, ParentMessageID: t.msgID})
 			if err != nil {
 				return nil, err
 			}
