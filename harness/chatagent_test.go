@@ -2,11 +2,11 @@ package harness_test
 
 import (
 	"context"
-	"fmt"
 
 	"github.com/aguitest/aguitest/agent"
 	"github.com/aguitest/aguitest/agent/scriptedmodel"
 	"github.com/aguitest/aguitest/agui"
+	"github.com/aguitest/aguitest/examples/parallel"
 	"github.com/aguitest/aguitest/harness"
 )
 
@@ -32,61 +32,9 @@ func chatAgent(buggy bool) func(ctx context.Context, env harness.Env, in agui.Ru
 }
 
 // mixedUpAgent puts every argument fragment under the id of the call that
-// started last, a mistake real agents make when parallel calls interleave.
-// It builds its events by hand: package agent's handles cannot express it.
+// started last, a mistake real agents make when parallel calls interleave:
+// the hand-built agent of examples/parallel (package agent's handles cannot
+// express it).
 func mixedUpAgent(ctx context.Context, env harness.Env, in agui.RunAgentInput, emit func(agui.Event) error) error {
-	if err := emit(agui.NewRunStarted(in.ThreadID, in.RunID)); err != nil {
-		return err
-	}
-	stream, err := env.Model.Stream(ctx, scriptedmodel.Request(in))
-	if err != nil {
-		return emit(agui.NewRunError(err.Error(), ""))
-	}
-	msgID := "msg-" + in.RunID
-	textOpen := false
-	seen := map[string]bool{}
-	var order []string
-	for chunk, err := range stream {
-		if err != nil {
-			return emit(agui.NewRunError(err.Error(), ""))
-		}
-		switch {
-		case chunk.Call != nil:
-			d := chunk.Call
-			key := fmt.Sprint(d.Index)
-			if !seen[key] {
-				seen[key] = true
-				order = append(order, d.ID)
-				if err := emit(agui.NewToolCallStart(d.ID, d.Name, msgID)); err != nil {
-					return err
-				}
-			}
-			if d.Args != "" {
-				if err := emit(agui.NewToolCallArgs(order[len(order)-1], d.Args)); err != nil {
-					return err
-				}
-			}
-		case chunk.Text != "":
-			if !textOpen {
-				textOpen = true
-				if err := emit(agui.NewTextMessageStart(msgID)); err != nil {
-					return err
-				}
-			}
-			if err := emit(agui.NewTextMessageContent(msgID, chunk.Text)); err != nil {
-				return err
-			}
-		}
-	}
-	if textOpen {
-		if err := emit(agui.NewTextMessageEnd(msgID)); err != nil {
-			return err
-		}
-	}
-	for _, id := range order {
-		if err := emit(agui.NewToolCallEnd(id)); err != nil {
-			return err
-		}
-	}
-	return emit(agui.NewRunFinished(in.ThreadID, in.RunID))
+	return parallel.MixedUp{Model: env.Model}.Run(ctx, in, emit)
 }
