@@ -52,7 +52,7 @@ func TestBridge(t *testing.T) {
 
 // TestWire keeps the wire view of both modes for one interleaved plan.
 func TestWire(t *testing.T) {
-	p := scripted.Plan{Split: scripted.Split{Size: 6}, Order: scripted.Order{By: scripted.Scheduled, Schedule: "text #0 #1 #0 #2 #1"}}
+	p := scripted.Plan{Split: scripted.Split{Size: 6}, Order: scripted.Order{By: scripted.Scheduled, Schedule: "text #1 #2 #1 #3 #2"}}
 	for _, mode := range []struct {
 		name string
 		opt  agent.TurnOptions

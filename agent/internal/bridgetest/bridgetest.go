@@ -6,6 +6,7 @@
 package bridgetest
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"sync"
@@ -68,7 +69,7 @@ func Plans(w Wire) []Plan {
 		{By: scripted.RoundRobin},
 		{By: scripted.Reverse},
 		{By: scripted.Shuffle},
-		{By: scripted.Scheduled, Schedule: "text #0 #1 #0 #2 #1"},
+		{By: scripted.Scheduled, Schedule: "text #1 #2 #1 #3 #2"},
 	}
 	ids := []scripted.IDStyle{scripted.IDsFirst}
 	if w.IDsEvery {
@@ -108,7 +109,7 @@ var Tools = []harness.Tool{
 		Name:        "get_weather",
 		Description: "The weather in a city.",
 		Parameters:  json.RawMessage(`{"type":"object","properties":{"city":{"type":"string"},"note":{"type":"string"}}}`),
-		Run: func(args json.RawMessage) (string, error) {
+		Run: func(_ context.Context, args json.RawMessage) (string, error) {
 			var a struct{ City string }
 			if err := json.Unmarshal(args, &a); err != nil {
 				return "", err
@@ -121,7 +122,7 @@ var Tools = []harness.Tool{
 		Name:        "convert_currency",
 		Description: "Convert an amount between currencies.",
 		Parameters:  json.RawMessage(`{"type":"object"}`),
-		Run: func(json.RawMessage) (string, error) {
+		Run: func(context.Context, json.RawMessage) (string, error) {
 			return `{"amount":2040,"currency":"JPY"}`, nil
 		},
 	},
