@@ -1,0 +1,107 @@
+// Package anthropicmessages bridges an Anthropic Messages stream, as
+// github.com/anthropics/anthropic-sdk-go/v2 reads it, to an agent.Turn.
+//
+// The Messages API streams each part of an answer as a content block keyed
+// by index: thinking (with its signature), text, each tool_use, and says
+// when each is complete (content_block_stop) and when the message is
+// (message_stop). A tool call ends at its block's stop. A thinking block's
+// signature travels with the reasoning message as
+// REASONING_ENCRYPTED_VALUE, for the client to send back; redacted thinking
+// has no text for the client and is not carried.
+package anthropicmessages
+
+import (
+	"errors"
+
+	anthropic "github.com/anthropics/anthropic-sdk-go/v2"
+	"github.com/anthropics/anthropic-sdk-go/v2/packages/ssestream"
+
+	"github.com/aguitest/aguitest/agent"
+)
+
+// ErrIncomplete is returned when a stream ends without message_stop: the
+// answer, and any call in it, is not known to be complete.
+var ErrIncomplete = errors.New("anthropicmessages: the stream ended without message_stop")
+
+// Bridge feeds the events of one streamed message into a turn. It keeps
+// what each content block is, to know what its stop completes.
+type Bridge struct {
+	turn   *agent.Turn
+	blocks map[int64]string // block index -> content block type
+	sigs   map[int64]string // block index -> thinking signature
+}
+
+// New returns a Bridge feeding turn.
+func New(turn *agent.Turn) *Bridge {
+	return &Bridge{turn: turn, blocks: map[int64]string{}, sigs: map[int64]string{}}
+}
+
+// Stream feeds a streamed message into turn and completes the turn at
+// message_stop. A stream error (the SDK reports the API's error events as
+// errors) returns no answer: the turn is left incomplete.
+func Stream(turn *agent.Turn, s *ssestream.Stream[anthropic.MessageStreamEventUnion]) (*agent.Answer, error) {
+	b := New(turn)
+	var answer *agent.Answer
+	for s.Next() {
+		if answer != nil {
+			continue
+		}
+		done, err := b.Event(s.Current())
+		if err != nil {
+			return nil, err
+		}
+		if done {
+			if answer, err = turn.End(); err != nil {
+				return nil, err
+			}
+		}
+	}
+	if err := s.Err(); err != nil {
+		return answer, err
+	}
+	if answer == nil {
+		return nil, ErrIncomplete
+	}
+	return answer, nil
+}
+
+// Event feeds one stream event and reports whether it completed the
+// message; completing the turn is then the caller's (Stream does it).
+func (b *Bridge) Event(e anthropic.MessageStreamEventUnion) (done bool, err error) {
+	t := b.turn
+	switch e.Type {
+	case "content_block_start":
+		cb := e.ContentBlock
+		b.blocks[e.Index] = cb.Type
+		switch cb.Type {
+		case "tool_use", "server_tool_use":
+			return false, t.Call(agent.CallDelta{Index: int(e.Index), ID: cb.ID, Name: cb.Name})
+		case "text":
+			return false, t.Text(cb.Text)
+		case "thinking":
+			return false, t.Reasoning(cb.Thinking)
+		}
+	case "content_block_delta":
+		d := e.Delta
+		switch d.Type {
+		case "text_delta":
+			return false, t.Text(d.Text)
+		case "thinking_delta":
+			return false, t.Reasoning(d.Thinking)
+		case "signature_delta":
+			b.sigs[e.Index] += d.Signature
+		case "input_json_delta":
+			return false, t.Call(agent.CallDelta{Index: int(e.Index), Args: d.PartialJSON})
+		}
+	case "content_block_stop":
+		switch b.blocks[e.Index] {
+		case "tool_use", "server_tool_use":
+			return false, t.CallDone(agent.CallDelta{Index: int(e.Index)})
+		case "thinking":
+			return false, t.ReasoningDone(b.sigs[e.Index])
+		}
+	case "message_stop":
+		return true, nil
+	}
+	return false, nil
+}

@@ -1,0 +1,162 @@
+package anthropicmessages_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+
+	anthropic "github.com/anthropics/anthropic-sdk-go/v2"
+	"github.com/anthropics/anthropic-sdk-go/v2/option"
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/aguitest/aguitest/agent"
+	"github.com/aguitest/aguitest/agent/anthropicmessages"
+	"github.com/aguitest/aguitest/agui"
+)
+
+// stream writes a Messages stream as the API sends it: a thinking block
+// with its signature, a text block, then two tool_use blocks whose input
+// deltas interleave by index (as aguitest's scripted wire can send them),
+// each closed by its own content_block_stop, then message_stop. cut stops
+// it before message_stop.
+func stream(cut bool) string {
+	var b strings.Builder
+	ev := func(typ, fields string) {
+		fmt.Fprintf(&b, "event: %s\ndata: {\"type\":%q%s}\n\n", typ, typ, fields)
+	}
+	ev("message_start", `,"message":{"id":"msg_1","type":"message","role":"assistant","model":"claude","content":[],"stop_reason":null,"stop_sequence":null,"usage":{"input_tokens":1,"output_tokens":1}}`)
+	ev("content_block_start", `,"index":0,"content_block":{"type":"thinking","thinking":"","signature":""}`)
+	ev("content_block_delta", `,"index":0,"delta":{"type":"thinking_delta","thinking":"Two "}`)
+	ev("content_block_delta", `,"index":0,"delta":{"type":"thinking_delta","thinking":"calls."}`)
+	ev("content_block_delta", `,"index":0,"delta":{"type":"signature_delta","signature":"sig=="}`)
+	ev("content_block_stop", `,"index":0`)
+	ev("content_block_start", `,"index":1,"content_block":{"type":"text","text":""}`)
+	ev("content_block_delta", `,"index":1,"delta":{"type":"text_delta","text":"Checking."}`)
+	ev("content_block_stop", `,"index":1`)
+	ev("content_block_start", `,"index":2,"content_block":{"type":"tool_use","id":"toolu_a","name":"get_weather","input":{}}`)
+	ev("content_block_start", `,"index":3,"content_block":{"type":"tool_use","id":"toolu_b","name":"roll_dice","input":{}}`)
+	for _, d := range []struct {
+		index int
+		delta string
+	}{{2, `{"city":`}, {3, `{"sides":`}, {2, `"Zürich"}`}, {3, `20}`}} {
+		q, _ := json.Marshal(d.delta)
+		ev("content_block_delta", fmt.Sprintf(`,"index":%d,"delta":{"type":"input_json_delta","partial_json":%s}`, d.index, q))
+	}
+	ev("content_block_stop", `,"index":3`)
+	ev("content_block_stop", `,"index":2`)
+	ev("message_delta", `,"delta":{"stop_reason":"tool_use","stop_sequence":null},"usage":{"output_tokens":9}`)
+	if !cut {
+		ev("message_stop", ``)
+	}
+	return b.String()
+}
+
+func run(t *testing.T, body string, opt agent.TurnOptions) ([]agui.Event, *agent.Answer, error) {
+	t.Helper()
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/event-stream")
+		fmt.Fprint(w, body)
+	}))
+	defer srv.Close()
+	client := anthropic.NewClient(option.WithBaseURL(srv.URL), option.WithAPIKey("test"), option.WithMaxRetries(0))
+	var events []agui.Event
+	r, err := agent.Start(agui.RunAgentInput{ThreadID: "t", RunID: "r"}, func(e agui.Event) error { events = append(events, e); return nil }, agent.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := client.Messages.NewStreaming(context.Background(), anthropic.MessageNewParams{
+		Model: "claude", MaxTokens: 100,
+		Messages: []anthropic.MessageParam{anthropic.NewUserMessage(anthropic.NewTextBlock("go"))},
+	})
+	defer s.Close()
+	answer, err := anthropicmessages.Stream(r.Turn(opt), s)
+	if err == nil {
+		if err := r.Finish(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return events, answer, err
+}
+
+func summary(events []agui.Event) []string {
+	var out []string
+	for _, e := range events {
+		s := string(e.Type())
+		if id := e.ToolCallID(); id != "" {
+			s += " " + id
+		}
+		switch e.Type() {
+		case agui.ToolCallArgs:
+			s += " " + e.Delta()
+		case agui.ReasoningEncryptedValue:
+			v, _ := e.Field("encryptedValue")
+			s += " " + string(v)
+		}
+		out = append(out, s)
+	}
+	return out
+}
+
+func TestStream(t *testing.T) {
+	reasoning := []string{
+		"RUN_STARTED", "REASONING_START", "REASONING_MESSAGE_START", "REASONING_MESSAGE_CONTENT", "REASONING_MESSAGE_CONTENT",
+		`REASONING_ENCRYPTED_VALUE "sig=="`, "REASONING_MESSAGE_END", "REASONING_END",
+		"TEXT_MESSAGE_START", "TEXT_MESSAGE_CONTENT",
+	}
+	for _, tc := range []struct {
+		name string
+		opt  agent.TurnOptions
+		want []string
+	}{
+		{"streamed", agent.TurnOptions{ProviderIDs: true}, append(reasoning[:len(reasoning):len(reasoning)],
+			"TOOL_CALL_START toolu_a", "TOOL_CALL_START toolu_b",
+			`TOOL_CALL_ARGS toolu_a {"city":`, `TOOL_CALL_ARGS toolu_b {"sides":`, `TOOL_CALL_ARGS toolu_a "Zürich"}`, `TOOL_CALL_ARGS toolu_b 20}`,
+			// Each call ends at its block's stop, in the provider's order.
+			"TOOL_CALL_END toolu_b", "TOOL_CALL_END toolu_a",
+			"TEXT_MESSAGE_END", "RUN_FINISHED",
+		)},
+		{"buffered", agent.TurnOptions{Buffered: true}, append(reasoning[:len(reasoning):len(reasoning)],
+			"TEXT_MESSAGE_END",
+			"TOOL_CALL_START r-call-1", `TOOL_CALL_ARGS r-call-1 {"city":"Zürich"}`, "TOOL_CALL_END r-call-1",
+			"TOOL_CALL_START r-call-2", `TOOL_CALL_ARGS r-call-2 {"sides":20}`, "TOOL_CALL_END r-call-2",
+			"RUN_FINISHED",
+		)},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			events, answer, err := run(t, stream(false), tc.opt)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if d := cmp.Diff(tc.want, summary(events)); d != "" {
+				t.Errorf("events (-want +got):\n%s", d)
+			}
+			if vs := agui.Verify(events, agui.Options{}); len(vs) > 0 {
+				t.Errorf("violations: %v", vs)
+			}
+			var got []string
+			for _, c := range answer.Calls {
+				got = append(got, c.Name()+" "+c.RawArgs())
+			}
+			if d := cmp.Diff([]string{`get_weather {"city":"Zürich"}`, `roll_dice {"sides":20}`}, got); d != "" {
+				t.Errorf("answer's calls (-want +got):\n%s", d)
+			}
+		})
+	}
+}
+
+// A stream cut before message_stop is not an answer; an error event is
+// the stream's error.
+func TestIncomplete(t *testing.T) {
+	_, answer, err := run(t, stream(true), agent.TurnOptions{})
+	if answer != nil || err != anthropicmessages.ErrIncomplete {
+		t.Errorf("cut: got %v, %v; want no answer and ErrIncomplete", answer, err)
+	}
+	body := strings.Replace(stream(false), "event: content_block_stop", "event: error\ndata: {\"type\":\"error\",\"error\":{\"type\":\"overloaded_error\",\"message\":\"Overloaded\"}}\n\nevent: content_block_stop", 1)
+	if _, _, err := run(t, body, agent.TurnOptions{}); err == nil || !strings.Contains(err.Error(), "Overloaded") {
+		t.Errorf("error event: got %v, want the API's error", err)
+	}
+}
