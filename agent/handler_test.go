@@ -115,7 +115,9 @@ func TestHandlerClientGone(t *testing.T) {
 func TestNewID(t *testing.T) {
 	rec := &recorder{}
 	run, err := agent.Start(agui.RunAgentInput{RunID: "r"}, rec.send, agent.Options{
-		NewID: func(runID string, kind agent.IDKind, n int) string { return string(kind) + "_" + runID + "_" + string(rune('a'+n-1)) },
+		NewID: func(runID string, kind agent.IDKind, n int) string {
+			return string(kind) + "_" + runID + "_" + string(rune('a'+n-1))
+		},
 	})
 	ok(t, err)
 	c := must[*agent.ToolCall](t)(run.ToolCall("x"))
