@@ -55,6 +55,14 @@ func (h handler) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 	if err != nil {
 		return
 	}
+	defer func() {
+		if p := recover(); p != nil {
+			// The client hears that the run failed rather than a cut
+			// stream; net/http reports the panic.
+			_ = run.Fail("the agent failed", "PANIC")
+			panic(p)
+		}
+	}()
 	err = h.f(ctx, run)
 	if ctx.Err() != nil {
 		return // nobody is listening

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"errors"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -123,5 +124,37 @@ func TestNewID(t *testing.T) {
 	c := must[*agent.ToolCall](t)(run.ToolCall("x"))
 	if c.ID() != "call_r_a" || c.ResultMessageID() != "msg_r_a" {
 		t.Errorf("ids: got %s and %s", c.ID(), c.ResultMessageID())
+	}
+}
+
+// TestHandlerPanic: an agent that panics still ends its stream with
+// RUN_ERROR before net/http sees the panic.
+func TestHandlerPanic(t *testing.T) {
+	h := agent.Handler(func(context.Context, *agent.Run) error { panic("boom") }, agent.Options{})
+	rec := httptest.NewRecorder()
+	func() {
+		defer func() {
+			if p := recover(); p != "boom" {
+				t.Errorf("recovered %v, want the agent's panic", p)
+			}
+		}()
+		h.ServeHTTP(rec, httptest.NewRequest(http.MethodPost, "/", strings.NewReader(`{"threadId":"t","runId":"r"}`)))
+	}()
+	events, err := agui.ReadEvents(rec.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := events[len(events)-1].String(), `{"type":"RUN_ERROR","message":"the agent failed","code":"PANIC"}`; got != want {
+		t.Errorf("last event: got %s, want %s", got, want)
+	}
+}
+
+// TestEndWrappedFailure: a *Failure wrapped in another error keeps its
+// message and code.
+func TestEndWrappedFailure(t *testing.T) {
+	run, rec := start(t, agent.Options{})
+	ok(t, run.End(fmt.Errorf("turn 2: %w", &agent.Failure{Message: "down", Code: "PROVIDER_ERROR"})))
+	if got, want := rec.events[len(rec.events)-1].String(), `{"type":"RUN_ERROR","message":"down","code":"PROVIDER_ERROR"}`; got != want {
+		t.Errorf("got %s, want %s", got, want)
 	}
 }

@@ -1,6 +1,7 @@
 package agent
 
 import (
+	"errors"
 	"fmt"
 	"slices"
 	"strconv"
@@ -215,8 +216,8 @@ func (r *Run) End(err error) error {
 		}
 		return ferr
 	}
-	f, ok := err.(*Failure)
-	if !ok {
+	var f *Failure
+	if !errors.As(err, &f) {
 		f = &Failure{Message: err.Error()}
 	}
 	return r.Fail(f.Message, f.Code)
