@@ -371,3 +371,19 @@ func (r *Run) closed(h handle) {
 		r.open = slices.Delete(r.open, i, i+1)
 	}
 }
+
+// ContentText returns a message's text: its text parts joined with
+// newlines when it is made of parts. Bridges send it to models that take
+// text.
+func ContentText(c agui.Content) string {
+	if !c.IsParts() {
+		return c.Text
+	}
+	var parts []string
+	for _, p := range c.Parts {
+		if p.Type == "text" {
+			parts = append(parts, p.Text)
+		}
+	}
+	return strings.Join(parts, "\n")
+}

@@ -11,12 +11,14 @@
 package anthropicmessages
 
 import (
+	"encoding/json"
 	"errors"
 
 	anthropic "github.com/anthropics/anthropic-sdk-go/v2"
 	"github.com/anthropics/anthropic-sdk-go/v2/packages/ssestream"
 
 	"github.com/aguitest/aguitest/agent"
+	"github.com/aguitest/aguitest/agui"
 )
 
 // ErrIncomplete is returned when a stream ends without message_stop: the
@@ -104,4 +106,86 @@ func (b *Bridge) Event(e anthropic.MessageStreamEventUnion) (done bool, err erro
 		return true, nil
 	}
 	return false, nil
+}
+
+// Messages converts the AG-UI conversation to the Messages API's system
+// prompt and messages: system and developer messages become the system
+// prompt; an assistant message its text and tool_use blocks; the tool
+// messages that follow it one user message of tool_result blocks (one with
+// an error is an error result), as the API requires. Activity and
+// reasoning messages are for the user and are left out.
+func Messages(msgs []agui.Message) (system []anthropic.TextBlockParam, out []anthropic.MessageParam) {
+	for _, m := range msgs {
+		text := agent.ContentText(m.Content)
+		switch m.Role {
+		case agui.RoleSystem, agui.RoleDeveloper:
+			system = append(system, anthropic.TextBlockParam{Text: text})
+		case agui.RoleUser:
+			out = append(out, anthropic.NewUserMessage(anthropic.NewTextBlock(text)))
+		case agui.RoleAssistant:
+			var blocks []anthropic.ContentBlockParamUnion
+			if text != "" {
+				blocks = append(blocks, anthropic.NewTextBlock(text))
+			}
+			for _, tc := range m.ToolCalls {
+				var input any = map[string]any{}
+				if tc.Function.Arguments != "" {
+					_ = json.Unmarshal([]byte(tc.Function.Arguments), &input)
+				}
+				blocks = append(blocks, anthropic.NewToolUseBlock(tc.ID, input, tc.Function.Name))
+			}
+			if len(blocks) > 0 {
+				out = append(out, anthropic.NewAssistantMessage(blocks...))
+			}
+		case agui.RoleTool:
+			result := anthropic.NewToolResultBlock(m.ToolCallID, text, false)
+			if m.Error != "" {
+				result = anthropic.NewToolResultBlock(m.ToolCallID, m.Error, true)
+			}
+			if n := len(out); n > 0 && out[n-1].OfUser != nil && isToolResults(out[n-1].OfUser.Content) {
+				out[n-1].OfUser.Content = append(out[n-1].OfUser.Content, result)
+				continue
+			}
+			out = append(out, anthropic.NewUserMessage(result))
+		}
+	}
+	return system, out
+}
+
+func isToolResults(blocks []anthropic.ContentBlockParamUnion) bool {
+	for _, b := range blocks {
+		if b.OfToolResult == nil {
+			return false
+		}
+	}
+	return len(blocks) > 0
+}
+
+// Tools converts the client's tool declarations to Messages API tools. A
+// declaration without parameters gets an empty object schema.
+func Tools(tools []agui.Tool) []anthropic.ToolUnionParam {
+	var out []anthropic.ToolUnionParam
+	for _, t := range tools {
+		var schema anthropic.ToolInputSchemaParam
+		if len(t.Parameters) > 0 {
+			var p struct {
+				Properties any      `json:"properties"`
+				Required   []string `json:"required"`
+			}
+			if json.Unmarshal(t.Parameters, &p) == nil {
+				schema.Properties, schema.Required = p.Properties, p.Required
+			}
+		}
+		if schema.Properties == nil {
+			// A zero schema is left out of the request, and the API
+			// requires one.
+			schema.Properties = map[string]any{}
+		}
+		tool := anthropic.ToolUnionParamOfTool(schema, t.Name)
+		if t.Description != "" {
+			tool.OfTool.Description = anthropic.String(t.Description)
+		}
+		out = append(out, tool)
+	}
+	return out
 }

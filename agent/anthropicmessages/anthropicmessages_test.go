@@ -15,6 +15,7 @@ import (
 
 	"github.com/aguitest/aguitest/agent"
 	"github.com/aguitest/aguitest/agent/anthropicmessages"
+	"github.com/aguitest/aguitest/agent/internal/bridgetest"
 	"github.com/aguitest/aguitest/agui"
 )
 
@@ -158,5 +159,34 @@ func TestIncomplete(t *testing.T) {
 	body := strings.Replace(stream(false), "event: content_block_stop", "event: error\ndata: {\"type\":\"error\",\"error\":{\"type\":\"overloaded_error\",\"message\":\"Overloaded\"}}\n\nevent: content_block_stop", 1)
 	if _, _, err := run(t, body, agent.TurnOptions{}); err == nil || !strings.Contains(err.Error(), "Overloaded") {
 		t.Errorf("error event: got %v, want the API's error", err)
+	}
+}
+
+func TestMessagesAndTools(t *testing.T) {
+	system, msgs := anthropicmessages.Messages(bridgetest.Conversation)
+	got, err := json.Marshal(anthropic.MessageNewParams{System: system, Messages: msgs, Tools: anthropicmessages.Tools(bridgetest.ToolDecls)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The two results go in one user message, after the assistant's
+	// tool_use blocks; the call streamed with no arguments has {}.
+	want := `{"max_tokens":0,"messages":[` +
+		`{"content":[{"text":"Weather in Zürich?\nAnd a d20.","type":"text"}],"role":"user"},` +
+		`{"content":[{"text":"Checking.","type":"text"},` +
+		`{"id":"c1","input":{"city":"Zürich"},"name":"get_weather","type":"tool_use"},` +
+		`{"id":"c2","input":{},"name":"roll_dice","type":"tool_use"}],"role":"assistant"},` +
+		`{"content":[{"tool_use_id":"c1","is_error":false,"content":[{"text":"{\"tempC\":18}","type":"text"}],"type":"tool_result"},` +
+		`{"tool_use_id":"c2","is_error":true,"content":[{"text":"no dice","type":"text"}],"type":"tool_result"}],"role":"user"},` +
+		`{"content":[{"text":"18°C; no dice.","type":"text"}],"role":"assistant"}],` +
+		`"system":[{"text":"Be brief.","type":"text"}],` +
+		`"tools":[{"input_schema":{"properties":{"city":{"type":"string"}},"required":["city"],"type":"object"},"name":"get_weather","description":"The weather in a city."},` +
+		`{"input_schema":{"properties":{},"type":"object"},"name":"roll_dice"}]}`
+	var g, w any
+	_ = json.Unmarshal(got, &g)
+	if err := json.Unmarshal([]byte(want), &w); err != nil {
+		t.Fatal(err)
+	}
+	if d := cmp.Diff(w, g); d != "" {
+		t.Errorf("request (-want +got):\n%s\n%s", d, got)
 	}
 }

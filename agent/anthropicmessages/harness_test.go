@@ -2,7 +2,6 @@ package anthropicmessages_test
 
 import (
 	"context"
-	"encoding/json"
 	"net/http"
 	"strings"
 	"testing"
@@ -20,28 +19,8 @@ func claudeAgent(opt agent.TurnOptions) harness.Agent {
 	return harness.Handler(func(env harness.Env) http.Handler {
 		client := anthropic.NewClient(option.WithBaseURL(strings.TrimSuffix(env.BaseURL, "/v1")), option.WithAPIKey(env.APIKey), option.WithMaxRetries(0))
 		return agent.Handler(func(ctx context.Context, run *agent.Run) error {
-			var msgs []anthropic.MessageParam
-			for _, m := range run.Input().Messages {
-				switch m.Role {
-				case "user":
-					msgs = append(msgs, anthropic.NewUserMessage(anthropic.NewTextBlock(m.Content.Text)))
-				case "assistant":
-					var blocks []anthropic.ContentBlockParamUnion
-					for _, tc := range m.ToolCalls {
-						var in any = map[string]any{}
-						_ = json.Unmarshal([]byte(tc.Function.Arguments), &in)
-						blocks = append(blocks, anthropic.NewToolUseBlock(tc.ID, in, tc.Function.Name))
-					}
-					msgs = append(msgs, anthropic.NewAssistantMessage(blocks...))
-				case "tool":
-					msgs = append(msgs, anthropic.NewUserMessage(anthropic.NewToolResultBlock(m.ToolCallID, m.Content.Text, false)))
-				}
-			}
-			var tools []anthropic.ToolUnionParam
-			for _, t := range run.Tools() {
-				tools = append(tools, anthropic.ToolUnionParamOfTool(anthropic.ToolInputSchemaParam{}, t.Name))
-			}
-			s := client.Messages.NewStreaming(ctx, anthropic.MessageNewParams{Model: "claude", MaxTokens: 100, Messages: msgs, Tools: tools})
+			system, msgs := anthropicmessages.Messages(run.Input().Messages)
+			s := client.Messages.NewStreaming(ctx, anthropic.MessageNewParams{Model: "claude", MaxTokens: 100, System: system, Messages: msgs, Tools: anthropicmessages.Tools(run.Tools())})
 			defer s.Close()
 			_, err := anthropicmessages.Stream(run.Turn(opt), s)
 			return err

@@ -15,7 +15,6 @@ package openaichat
 import (
 	"encoding/json"
 	"errors"
-	"strings"
 
 	"github.com/openai/openai-go/v3"
 	"github.com/openai/openai-go/v3/packages/ssestream"
@@ -103,13 +102,13 @@ func Chunk(turn *agent.Turn, c openai.ChatCompletionChunk) (done bool, err error
 }
 
 // Messages converts the AG-UI conversation to Chat Completions messages. A
-// tool message with an error carries it as the result
-// {"error": "..."}; activity and reasoning messages are for the user and
+// call streamed with no arguments goes as {}; a tool message with an error
+// carries it as the result {"error": "..."}; activity and reasoning messages are for the user and
 // are left out. Content in parts becomes its text parts, joined.
 func Messages(msgs []agui.Message) []openai.ChatCompletionMessageParamUnion {
 	var out []openai.ChatCompletionMessageParamUnion
 	for _, m := range msgs {
-		text := Text(m.Content)
+		text := agent.ContentText(m.Content)
 		switch m.Role {
 		case agui.RoleUser:
 			out = append(out, openai.UserMessage(text))
@@ -123,7 +122,7 @@ func Messages(msgs []agui.Message) []openai.ChatCompletionMessageParamUnion {
 				am.Content.OfString = openai.String(text)
 			}
 			for _, tc := range m.ToolCalls {
-				am.ToolCalls = append(am.ToolCalls, toolCall(tc.ID, tc.Function.Name, tc.Function.Arguments))
+				am.ToolCalls = append(am.ToolCalls, toolCall(tc.ID, tc.Function.Name, argsOrEmpty(tc.Function.Arguments)))
 			}
 			out = append(out, openai.ChatCompletionMessageParamUnion{OfAssistant: &am})
 		case agui.RoleTool:
@@ -186,19 +185,4 @@ func Tools(tools []agui.Tool) []openai.ChatCompletionToolUnionParam {
 		out = append(out, openai.ChatCompletionFunctionTool(def))
 	}
 	return out
-}
-
-// Text returns a message's text: its text parts joined with newlines when
-// it is made of parts.
-func Text(c agui.Content) string {
-	if !c.IsParts() {
-		return c.Text
-	}
-	var parts []string
-	for _, p := range c.Parts {
-		if p.Type == "text" {
-			parts = append(parts, p.Text)
-		}
-	}
-	return strings.Join(parts, "\n")
 }

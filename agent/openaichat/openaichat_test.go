@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
 	"github.com/openai/openai-go/v3"
 	"github.com/openai/openai-go/v3/option"
 
@@ -156,4 +157,33 @@ func ExampleStream() {
 	// {"type":"TOOL_CALL_END","toolCallId":"r-call-2"}
 	// {"type":"RUN_FINISHED","threadId":"t","runId":"r"}
 	// Both. 2
+}
+
+func TestMessagesAndTools(t *testing.T) {
+	got, err := json.Marshal(openai.ChatCompletionNewParams{
+		Messages: openaichat.Messages(bridgetest.Conversation),
+		Tools:    openaichat.Tools(bridgetest.ToolDecls),
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := `{"messages":[` +
+		`{"content":"Be brief.","role":"system"},` +
+		`{"content":"Weather in Zürich?\nAnd a d20.","role":"user"},` +
+		`{"content":"Checking.","tool_calls":[` +
+		`{"id":"c1","function":{"arguments":"{\"city\":\"Zürich\"}","name":"get_weather"},"type":"function"},` +
+		`{"id":"c2","function":{"arguments":"{}","name":"roll_dice"},"type":"function"}],"role":"assistant"},` +
+		`{"content":"{\"tempC\":18}","tool_call_id":"c1","role":"tool"},` +
+		`{"content":"{\"error\":\"no dice\"}","tool_call_id":"c2","role":"tool"},` +
+		`{"content":"18°C; no dice.","role":"assistant"}],` +
+		`"tools":[{"function":{"name":"get_weather","description":"The weather in a city.","parameters":{"properties":{"city":{"type":"string"}},"required":["city"],"type":"object"}},"type":"function"},` +
+		`{"function":{"name":"roll_dice","parameters":{"properties":{},"type":"object"}},"type":"function"}]}`
+	var g, w any
+	_ = json.Unmarshal(got, &g)
+	if err := json.Unmarshal([]byte(want), &w); err != nil {
+		t.Fatal(err)
+	}
+	if d := cmp.Diff(w, g); d != "" {
+		t.Errorf("request (-want +got):\n%s\n%s", d, got)
+	}
 }

@@ -19,26 +19,11 @@ func respAgent(opt agent.TurnOptions) harness.Agent {
 	return harness.Handler(func(env harness.Env) http.Handler {
 		client := openai.NewClient(option.WithBaseURL(env.BaseURL), option.WithAPIKey(env.APIKey), option.WithMaxRetries(0))
 		return agent.Handler(func(ctx context.Context, run *agent.Run) error {
-			var items responses.ResponseInputParam
-			for _, m := range run.Input().Messages {
-				switch m.Role {
-				case "user":
-					items = append(items, responses.ResponseInputItemParamOfMessage(m.Content.Text, responses.EasyInputMessageRoleUser))
-				case "assistant":
-					for _, tc := range m.ToolCalls {
-						items = append(items, responses.ResponseInputItemParamOfFunctionCall(tc.Function.Arguments, tc.ID, tc.Function.Name))
-					}
-				case "tool":
-					out := responses.ResponseInputItemParamOfFunctionCallOutput(m.Content.Text)
-					out.OfFunctionCallOutput.CallID = openai.String(m.ToolCallID)
-					items = append(items, out)
-				}
-			}
-			var tools []responses.ToolUnionParam
-			for _, t := range run.Tools() {
-				tools = append(tools, responses.ToolParamOfFunction(t.Name, map[string]any{"type": "object"}, false))
-			}
-			s := client.Responses.NewStreaming(ctx, responses.ResponseNewParams{Model: "m", Input: responses.ResponseNewParamsInputUnion{OfInputItemList: items}, Tools: tools})
+			s := client.Responses.NewStreaming(ctx, responses.ResponseNewParams{
+				Model: "m",
+				Input: responses.ResponseNewParamsInputUnion{OfInputItemList: openairesponses.Input(run.Input().Messages)},
+				Tools: openairesponses.Tools(run.Tools()),
+			})
 			defer s.Close()
 			_, err := openairesponses.Stream(run.Turn(opt), s)
 			return err

@@ -10,13 +10,16 @@
 package openairesponses
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 
+	"github.com/openai/openai-go/v3/packages/param"
 	"github.com/openai/openai-go/v3/packages/ssestream"
 	"github.com/openai/openai-go/v3/responses"
 
 	"github.com/aguitest/aguitest/agent"
+	"github.com/aguitest/aguitest/agui"
 )
 
 // ErrIncomplete is returned when a stream ends without response.completed:
@@ -96,4 +99,62 @@ func Event(turn *agent.Turn, e responses.ResponseStreamEventUnion) (done bool, e
 		return false, &Failed{Type: e.Type, Code: e.Code, Message: e.Message}
 	}
 	return false, nil
+}
+
+// Input converts the AG-UI conversation to Responses input items: each
+// message as a message item of its role, an assistant's calls as
+// function_call items, a tool message as a function_call_output (one with
+// an error carries {"error": "..."}). Activity and reasoning messages are
+// for the user and are left out.
+func Input(msgs []agui.Message) responses.ResponseInputParam {
+	var items responses.ResponseInputParam
+	for _, m := range msgs {
+		text := agent.ContentText(m.Content)
+		switch m.Role {
+		case agui.RoleUser, agui.RoleSystem, agui.RoleDeveloper:
+			items = append(items, responses.ResponseInputItemParamOfMessage(text, responses.EasyInputMessageRole(m.Role)))
+		case agui.RoleAssistant:
+			if text != "" {
+				items = append(items, responses.ResponseInputItemParamOfMessage(text, responses.EasyInputMessageRoleAssistant))
+			}
+			for _, tc := range m.ToolCalls {
+				args := tc.Function.Arguments
+				if args == "" {
+					args = "{}"
+				}
+				items = append(items, responses.ResponseInputItemParamOfFunctionCall(args, tc.ID, tc.Function.Name))
+			}
+		case agui.RoleTool:
+			if m.Error != "" {
+				b, _ := json.Marshal(map[string]string{"error": m.Error})
+				text = string(b)
+			}
+			out := responses.ResponseInputItemParamOfFunctionCallOutput(text)
+			out.OfFunctionCallOutput.CallID = param.NewOpt(m.ToolCallID)
+			items = append(items, out)
+		}
+	}
+	return items
+}
+
+// Tools converts the client's tool declarations to Responses function
+// tools (not strict: the client's schemas need not meet strict mode's
+// rules). A declaration without parameters gets an empty object schema.
+func Tools(tools []agui.Tool) []responses.ToolUnionParam {
+	var out []responses.ToolUnionParam
+	for _, t := range tools {
+		params := map[string]any{"type": "object", "properties": map[string]any{}}
+		if len(t.Parameters) > 0 {
+			var p map[string]any
+			if json.Unmarshal(t.Parameters, &p) == nil && p != nil {
+				params = p
+			}
+		}
+		tool := responses.ToolParamOfFunction(t.Name, params, false)
+		if t.Description != "" {
+			tool.OfFunction.Description = param.NewOpt(t.Description)
+		}
+		out = append(out, tool)
+	}
+	return out
 }

@@ -15,6 +15,7 @@ import (
 	"github.com/openai/openai-go/v3/responses"
 
 	"github.com/aguitest/aguitest/agent"
+	"github.com/aguitest/aguitest/agent/internal/bridgetest"
 	"github.com/aguitest/aguitest/agent/openairesponses"
 	"github.com/aguitest/aguitest/agui"
 )
@@ -155,5 +156,34 @@ func TestIncomplete(t *testing.T) {
 	_, answer, err := run(t, stream(true), agent.TurnOptions{})
 	if answer != nil || err != openairesponses.ErrIncomplete {
 		t.Errorf("got %v, %v; want no answer and ErrIncomplete", answer, err)
+	}
+}
+
+func TestInputAndTools(t *testing.T) {
+	got, err := json.Marshal(responses.ResponseNewParams{
+		Input: responses.ResponseNewParamsInputUnion{OfInputItemList: openairesponses.Input(bridgetest.Conversation)},
+		Tools: openairesponses.Tools(bridgetest.ToolDecls),
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := `{"input":[` +
+		`{"content":"Be brief.","role":"system"},` +
+		`{"content":"Weather in Zürich?\nAnd a d20.","role":"user"},` +
+		`{"content":"Checking.","role":"assistant"},` +
+		`{"arguments":"{\"city\":\"Zürich\"}","call_id":"c1","name":"get_weather","type":"function_call"},` +
+		`{"arguments":"{}","call_id":"c2","name":"roll_dice","type":"function_call"},` +
+		`{"output":"{\"tempC\":18}","call_id":"c1","type":"function_call_output"},` +
+		`{"output":"{\"error\":\"no dice\"}","call_id":"c2","type":"function_call_output"},` +
+		`{"content":"18°C; no dice.","role":"assistant"}],` +
+		`"tools":[{"name":"get_weather","parameters":{"properties":{"city":{"type":"string"}},"required":["city"],"type":"object"},"strict":false,"description":"The weather in a city.","type":"function"},` +
+		`{"name":"roll_dice","parameters":{"properties":{},"type":"object"},"strict":false,"type":"function"}]}`
+	var g, w any
+	_ = json.Unmarshal(got, &g)
+	if err := json.Unmarshal([]byte(want), &w); err != nil {
+		t.Fatal(err)
+	}
+	if d := cmp.Diff(w, g); d != "" {
+		t.Errorf("request (-want +got):\n%s\n%s", d, got)
 	}
 }

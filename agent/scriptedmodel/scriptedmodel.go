@@ -61,7 +61,7 @@ func Stream(turn *agent.Turn, stream iter.Seq2[scripted.Chunk, error]) (*agent.A
 func Request(in agui.RunAgentInput) scripted.Request {
 	var req scripted.Request
 	for _, m := range in.Messages {
-		sm := scripted.Message{Role: string(m.Role), Content: Text(m.Content), ToolCallID: m.ToolCallID}
+		sm := scripted.Message{Role: string(m.Role), Content: agent.ContentText(m.Content), ToolCallID: m.ToolCallID}
 		switch m.Role {
 		case agui.RoleTool:
 			if m.Error != "" {
@@ -81,22 +81,4 @@ func Request(in agui.RunAgentInput) scripted.Request {
 		req.Tools = append(req.Tools, scripted.Tool{Name: t.Name, Description: t.Description, Parameters: t.Parameters})
 	}
 	return req
-}
-
-// Text returns a message's text: its text parts joined with newlines when
-// it is made of parts.
-func Text(c agui.Content) string {
-	if !c.IsParts() {
-		return c.Text
-	}
-	var s string
-	for _, p := range c.Parts {
-		if p.Type == "text" {
-			if s != "" {
-				s += "\n"
-			}
-			s += p.Text
-		}
-	}
-	return s
 }
