@@ -277,3 +277,43 @@ func (t *Turn) End() (*Answer, error) {
 	}
 	return a, nil
 }
+
+// Stream is a provider's stream of events as the SDKs' ssestream.Stream
+// reads it.
+type Stream[E any] interface {
+	Next() bool
+	Current() E
+	Err() error
+}
+
+// Consume reads a provider's stream into turn: feed takes each event and
+// says whether it completed the answer, which completes the turn; the rest
+// of the stream is read and dropped. A stream error before the answer is
+// complete, or an error of feed, returns no answer (the turn is left
+// incomplete: fail the run); a stream error after it returns the answer
+// and the error. A stream that ends before the answer is complete returns
+// incomplete. The provider bridges are built on it.
+func Consume[E any](turn *Turn, s Stream[E], feed func(E) (done bool, err error), incomplete error) (*Answer, error) {
+	var answer *Answer
+	for s.Next() {
+		if answer != nil {
+			continue
+		}
+		done, err := feed(s.Current())
+		if err != nil {
+			return nil, err
+		}
+		if done {
+			if answer, err = turn.End(); err != nil {
+				return nil, err
+			}
+		}
+	}
+	if err := s.Err(); err != nil {
+		return answer, err
+	}
+	if answer == nil {
+		return nil, incomplete
+	}
+	return answer, nil
+}

@@ -42,29 +42,7 @@ func New(turn *agent.Turn) *Bridge {
 // message_stop. A stream error (the SDK reports the API's error events as
 // errors) returns no answer: the turn is left incomplete.
 func Stream(turn *agent.Turn, s *ssestream.Stream[anthropic.MessageStreamEventUnion]) (*agent.Answer, error) {
-	b := New(turn)
-	var answer *agent.Answer
-	for s.Next() {
-		if answer != nil {
-			continue
-		}
-		done, err := b.Event(s.Current())
-		if err != nil {
-			return nil, err
-		}
-		if done {
-			if answer, err = turn.End(); err != nil {
-				return nil, err
-			}
-		}
-	}
-	if err := s.Err(); err != nil {
-		return answer, err
-	}
-	if answer == nil {
-		return nil, ErrIncomplete
-	}
-	return answer, nil
+	return agent.Consume(turn, s, New(turn).Event, ErrIncomplete)
 }
 
 // Event feeds one stream event and reports whether it completed the

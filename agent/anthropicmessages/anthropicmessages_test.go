@@ -4,14 +4,11 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"net/http"
-	"net/http/httptest"
 	"strings"
 	"testing"
 
 	anthropic "github.com/anthropics/anthropic-sdk-go/v2"
 	"github.com/anthropics/anthropic-sdk-go/v2/option"
-	"github.com/google/go-cmp/cmp"
 
 	"github.com/aguitest/aguitest/agent"
 	"github.com/aguitest/aguitest/agent/anthropicmessages"
@@ -58,12 +55,7 @@ func stream(cut bool) string {
 
 func run(t *testing.T, body string, opt agent.TurnOptions) ([]agui.Event, *agent.Answer, error) {
 	t.Helper()
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Content-Type", "text/event-stream")
-		fmt.Fprint(w, body)
-	}))
-	defer srv.Close()
-	client := anthropic.NewClient(option.WithBaseURL(srv.URL), option.WithAPIKey("test"), option.WithMaxRetries(0))
+	client := anthropic.NewClient(option.WithBaseURL(bridgetest.ServeSSE(t, body)), option.WithAPIKey("test"), option.WithMaxRetries(0))
 	var events []agui.Event
 	r, err := agent.Start(agui.RunAgentInput{ThreadID: "t", RunID: "r"}, func(e agui.Event) error { events = append(events, e); return nil }, agent.Options{})
 	if err != nil {
@@ -81,25 +73,6 @@ func run(t *testing.T, body string, opt agent.TurnOptions) ([]agui.Event, *agent
 		}
 	}
 	return events, answer, err
-}
-
-func summary(events []agui.Event) []string {
-	var out []string
-	for _, e := range events {
-		s := string(e.Type())
-		if id := e.ToolCallID(); id != "" {
-			s += " " + id
-		}
-		switch e.Type() {
-		case agui.ToolCallArgs:
-			s += " " + e.Delta()
-		case agui.ReasoningEncryptedValue:
-			v, _ := e.Field("encryptedValue")
-			s += " " + string(v)
-		}
-		out = append(out, s)
-	}
-	return out
 }
 
 func TestStream(t *testing.T) {
@@ -132,19 +105,7 @@ func TestStream(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if d := cmp.Diff(tc.want, summary(events)); d != "" {
-				t.Errorf("events (-want +got):\n%s", d)
-			}
-			if vs := agui.Verify(events, agui.Options{}); len(vs) > 0 {
-				t.Errorf("violations: %v", vs)
-			}
-			var got []string
-			for _, c := range answer.Calls {
-				got = append(got, c.Name()+" "+c.RawArgs())
-			}
-			if d := cmp.Diff([]string{`get_weather {"city":"Zürich"}`, `roll_dice {"sides":20}`}, got); d != "" {
-				t.Errorf("answer's calls (-want +got):\n%s", d)
-			}
+			bridgetest.CheckFixture(t, events, answer, tc.want)
 		})
 	}
 }
@@ -181,12 +142,5 @@ func TestMessagesAndTools(t *testing.T) {
 		`"system":[{"text":"Be brief.","type":"text"}],` +
 		`"tools":[{"input_schema":{"properties":{"city":{"type":"string"}},"required":["city"],"type":"object"},"name":"get_weather","description":"The weather in a city."},` +
 		`{"input_schema":{"properties":{},"type":"object"},"name":"roll_dice"}]}`
-	var g, w any
-	_ = json.Unmarshal(got, &g)
-	if err := json.Unmarshal([]byte(want), &w); err != nil {
-		t.Fatal(err)
-	}
-	if d := cmp.Diff(w, g); d != "" {
-		t.Errorf("request (-want +got):\n%s\n%s", d, got)
-	}
+	bridgetest.JSONEqual(t, want, got)
 }

@@ -35,28 +35,7 @@ var ErrIncomplete = errors.New("openaichat: the stream ended without a finish_re
 // left incomplete: fail the run), one after it returns the answer and the
 // error.
 func Stream(turn *agent.Turn, s *ssestream.Stream[openai.ChatCompletionChunk]) (*agent.Answer, error) {
-	var answer *agent.Answer
-	for s.Next() {
-		if answer != nil {
-			continue
-		}
-		done, err := Chunk(turn, s.Current())
-		if err != nil {
-			return nil, err
-		}
-		if done {
-			if answer, err = turn.End(); err != nil {
-				return nil, err
-			}
-		}
-	}
-	if err := s.Err(); err != nil {
-		return answer, err
-	}
-	if answer == nil {
-		return nil, ErrIncomplete
-	}
-	return answer, nil
+	return agent.Consume(turn, s, func(c openai.ChatCompletionChunk) (bool, error) { return Chunk(turn, c) }, ErrIncomplete)
 }
 
 // Chunk feeds one chunk's first choice into turn: reasoning, text (and a

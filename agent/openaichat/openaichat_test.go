@@ -7,7 +7,6 @@ import (
 	"net/http"
 	"testing"
 
-	"github.com/google/go-cmp/cmp"
 	"github.com/openai/openai-go/v3"
 	"github.com/openai/openai-go/v3/option"
 
@@ -178,12 +177,5 @@ func TestMessagesAndTools(t *testing.T) {
 		`{"content":"18°C; no dice.","role":"assistant"}],` +
 		`"tools":[{"function":{"name":"get_weather","description":"The weather in a city.","parameters":{"properties":{"city":{"type":"string"}},"required":["city"],"type":"object"}},"type":"function"},` +
 		`{"function":{"name":"roll_dice","parameters":{"properties":{},"type":"object"}},"type":"function"}]}`
-	var g, w any
-	_ = json.Unmarshal(got, &g)
-	if err := json.Unmarshal([]byte(want), &w); err != nil {
-		t.Fatal(err)
-	}
-	if d := cmp.Diff(w, g); d != "" {
-		t.Errorf("request (-want +got):\n%s\n%s", d, got)
-	}
+	bridgetest.JSONEqual(t, want, got)
 }

@@ -41,28 +41,7 @@ func (f *Failed) Error() string {
 // response.completed. A stream error, or a failure the provider reports in
 // the stream (*Failed), returns no answer: the turn is left incomplete.
 func Stream(turn *agent.Turn, s *ssestream.Stream[responses.ResponseStreamEventUnion]) (*agent.Answer, error) {
-	var answer *agent.Answer
-	for s.Next() {
-		if answer != nil {
-			continue
-		}
-		done, err := Event(turn, s.Current())
-		if err != nil {
-			return nil, err
-		}
-		if done {
-			if answer, err = turn.End(); err != nil {
-				return nil, err
-			}
-		}
-	}
-	if err := s.Err(); err != nil {
-		return answer, err
-	}
-	if answer == nil {
-		return nil, ErrIncomplete
-	}
-	return answer, nil
+	return agent.Consume(turn, s, func(e responses.ResponseStreamEventUnion) (bool, error) { return Event(turn, e) }, ErrIncomplete)
 }
 
 // Event feeds one stream event into turn and reports whether it completed

@@ -4,12 +4,9 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"net/http"
-	"net/http/httptest"
 	"strings"
 	"testing"
 
-	"github.com/google/go-cmp/cmp"
 	"github.com/openai/openai-go/v3"
 	"github.com/openai/openai-go/v3/option"
 	"github.com/openai/openai-go/v3/responses"
@@ -57,16 +54,6 @@ func stream(cut bool) string {
 	return b.String()
 }
 
-func serve(t *testing.T, body string) openai.Client {
-	t.Helper()
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Content-Type", "text/event-stream")
-		fmt.Fprint(w, body)
-	}))
-	t.Cleanup(srv.Close)
-	return openai.NewClient(option.WithBaseURL(srv.URL), option.WithAPIKey("test"), option.WithMaxRetries(0))
-}
-
 func run(t *testing.T, body string, opt agent.TurnOptions) ([]agui.Event, *agent.Answer, error) {
 	t.Helper()
 	var events []agui.Event
@@ -74,7 +61,7 @@ func run(t *testing.T, body string, opt agent.TurnOptions) ([]agui.Event, *agent
 	if err != nil {
 		t.Fatal(err)
 	}
-	client := serve(t, body)
+	client := openai.NewClient(option.WithBaseURL(bridgetest.ServeSSE(t, body)), option.WithAPIKey("test"), option.WithMaxRetries(0))
 	s := client.Responses.NewStreaming(context.Background(), responses.ResponseNewParams{Model: "m"})
 	defer s.Close()
 	answer, err := openairesponses.Stream(r.Turn(opt), s)
@@ -86,21 +73,6 @@ func run(t *testing.T, body string, opt agent.TurnOptions) ([]agui.Event, *agent
 	return events, answer, err
 }
 
-func summary(events []agui.Event) []string {
-	var out []string
-	for _, e := range events {
-		s := string(e.Type())
-		if id := e.ToolCallID(); id != "" {
-			s += " " + id
-		}
-		if e.Type() == agui.ToolCallArgs {
-			s += " " + e.Delta()
-		}
-		out = append(out, s)
-	}
-	return out
-}
-
 func TestStream(t *testing.T) {
 	for _, tc := range []struct {
 		name string
@@ -109,7 +81,7 @@ func TestStream(t *testing.T) {
 	}{
 		{"streamed", agent.TurnOptions{ProviderIDs: true}, []string{
 			"RUN_STARTED", "REASONING_START", "REASONING_MESSAGE_START", "REASONING_MESSAGE_CONTENT", "REASONING_MESSAGE_CONTENT",
-			"REASONING_ENCRYPTED_VALUE", "REASONING_MESSAGE_END", "REASONING_END",
+			`REASONING_ENCRYPTED_VALUE "opaque"`, "REASONING_MESSAGE_END", "REASONING_END",
 			"TEXT_MESSAGE_START", "TEXT_MESSAGE_CONTENT",
 			"TOOL_CALL_START call_a", "TOOL_CALL_START call_b",
 			`TOOL_CALL_ARGS call_a {"city":`, `TOOL_CALL_ARGS call_b {"sides":`, `TOOL_CALL_ARGS call_a "Zürich"}`, `TOOL_CALL_ARGS call_b 20}`,
@@ -119,7 +91,7 @@ func TestStream(t *testing.T) {
 		}},
 		{"buffered", agent.TurnOptions{Buffered: true}, []string{
 			"RUN_STARTED", "REASONING_START", "REASONING_MESSAGE_START", "REASONING_MESSAGE_CONTENT", "REASONING_MESSAGE_CONTENT",
-			"REASONING_ENCRYPTED_VALUE", "REASONING_MESSAGE_END", "REASONING_END",
+			`REASONING_ENCRYPTED_VALUE "opaque"`, "REASONING_MESSAGE_END", "REASONING_END",
 			"TEXT_MESSAGE_START", "TEXT_MESSAGE_CONTENT", "TEXT_MESSAGE_END",
 			"TOOL_CALL_START r-call-1", `TOOL_CALL_ARGS r-call-1 {"city":"Zürich"}`, "TOOL_CALL_END r-call-1",
 			"TOOL_CALL_START r-call-2", `TOOL_CALL_ARGS r-call-2 {"sides":20}`, "TOOL_CALL_END r-call-2",
@@ -131,22 +103,7 @@ func TestStream(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if d := cmp.Diff(tc.want, summary(events)); d != "" {
-				t.Errorf("events (-want +got):\n%s", d)
-			}
-			if vs := agui.Verify(events, agui.Options{}); len(vs) > 0 {
-				t.Errorf("violations: %v", vs)
-			}
-			var got []string
-			for _, c := range answer.Calls {
-				got = append(got, c.Name()+" "+c.RawArgs())
-			}
-			if d := cmp.Diff([]string{`get_weather {"city":"Zürich"}`, `roll_dice {"sides":20}`}, got); d != "" {
-				t.Errorf("answer's calls (-want +got):\n%s", d)
-			}
-			if answer.Text != "Checking." || answer.Reasoning != "Two calls." {
-				t.Errorf("answer: text %q, reasoning %q", answer.Text, answer.Reasoning)
-			}
+			bridgetest.CheckFixture(t, events, answer, tc.want)
 		})
 	}
 }
@@ -178,12 +135,5 @@ func TestInputAndTools(t *testing.T) {
 		`{"content":"18°C; no dice.","role":"assistant"}],` +
 		`"tools":[{"name":"get_weather","parameters":{"properties":{"city":{"type":"string"}},"required":["city"],"type":"object"},"strict":false,"description":"The weather in a city.","type":"function"},` +
 		`{"name":"roll_dice","parameters":{"properties":{},"type":"object"},"strict":false,"type":"function"}]}`
-	var g, w any
-	_ = json.Unmarshal(got, &g)
-	if err := json.Unmarshal([]byte(want), &w); err != nil {
-		t.Fatal(err)
-	}
-	if d := cmp.Diff(w, g); d != "" {
-		t.Errorf("request (-want +got):\n%s\n%s", d, got)
-	}
+	bridgetest.JSONEqual(t, want, got)
 }

@@ -10,12 +10,14 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"net/http/httptest"
 	"strings"
 	"sync"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/aguitest/aguitest/agent"
 	"github.com/aguitest/aguitest/agui"
 	"github.com/aguitest/aguitest/golden"
 	"github.com/aguitest/aguitest/harness"
@@ -227,5 +229,77 @@ func RequireWire(t *testing.T, path string) {
 	resp.Body.Close()
 	if resp.StatusCode == http.StatusNotFound {
 		t.Skipf("the scripted LLM does not serve %s yet: this bridge is tested on it once it does", path)
+	}
+}
+
+// ServeSSE serves body as a text/event-stream answer to every request and
+// returns the server's URL.
+func ServeSSE(t *testing.T, body string) string {
+	t.Helper()
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/event-stream")
+		fmt.Fprint(w, body)
+	}))
+	t.Cleanup(srv.Close)
+	return srv.URL
+}
+
+// Summary describes events one a line: the type, the call id, an ARGS
+// fragment, an encrypted value.
+func Summary(events []agui.Event) []string {
+	var out []string
+	for _, e := range events {
+		s := string(e.Type())
+		if id := e.ToolCallID(); id != "" {
+			s += " " + id
+		}
+		switch e.Type() {
+		case agui.ToolCallArgs:
+			s += " " + e.Delta()
+		case agui.ReasoningEncryptedValue:
+			v, _ := e.Field("encryptedValue")
+			s += " " + string(v)
+		}
+		out = append(out, s)
+	}
+	return out
+}
+
+// JSONEqual reports a difference between two JSON texts as values.
+func JSONEqual(t *testing.T, want string, got []byte) {
+	t.Helper()
+	var g, w any
+	if err := json.Unmarshal(got, &g); err != nil {
+		t.Fatalf("got: %v", err)
+	}
+	if err := json.Unmarshal([]byte(want), &w); err != nil {
+		t.Fatalf("want: %v", err)
+	}
+	if d := cmp.Diff(w, g); d != "" {
+		t.Errorf("JSON (-want +got):\n%s\n%s", d, got)
+	}
+}
+
+// CheckFixture checks a run of the fixture streams the bridges' unit tests
+// share (reasoning "Two calls.", text "Checking.", get_weather for Zürich
+// and roll_dice with 20 sides): the events in summary, that they conform,
+// and the answer.
+func CheckFixture(t *testing.T, events []agui.Event, answer *agent.Answer, want []string) {
+	t.Helper()
+	if d := cmp.Diff(want, Summary(events)); d != "" {
+		t.Errorf("events (-want +got):\n%s", d)
+	}
+	if vs := agui.Verify(events, agui.Options{}); len(vs) > 0 {
+		t.Errorf("violations: %v", vs)
+	}
+	var got []string
+	for _, c := range answer.Calls {
+		got = append(got, c.Name()+" "+c.RawArgs())
+	}
+	if d := cmp.Diff([]string{`get_weather {"city":"Zürich"}`, `roll_dice {"sides":20}`}, got); d != "" {
+		t.Errorf("answer's calls (-want +got):\n%s", d)
+	}
+	if answer.Text != "Checking." || answer.Reasoning != "Two calls." {
+		t.Errorf("answer: text %q, reasoning %q", answer.Text, answer.Reasoning)
 	}
 }
