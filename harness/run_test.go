@@ -215,7 +215,7 @@ func TestFailureReports(t *testing.T) {
 	}{
 		{"BuggyInterleaving", []string{
 			"TestChildScenario/BuggyInterleaving/parallel",
-			"run 1: event 11 (TOOL_CALL_END) [toolCallId=call-b]: args-not-json: the arguments of tool call 'call-b' are not JSON",
+			"run 1: event 11 (TOOL_CALL_END) [toolCallId=run-1-call-2]: args-not-json: the arguments of tool call 'run-1-call-2' are not JSON",
 			`"{\"ti{\"idtle\"\":1}:\"a\"}"`,
 		}},
 		{"UnusedTurn", []string{"scripted LLM: turn 2 was never used: 1 request for 2 turns"}},

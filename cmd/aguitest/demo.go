@@ -55,7 +55,7 @@ const demoBoard = `{"columns":[
 
 // demoScript has the model call three board tools at once, their argument
 // fragments interleaved round-robin, and then answer once the results are
-// back. The agent names calls after its run and turn: run-1-call-0-N.
+// back. The agent names calls after its run: run-1-call-N.
 func demoScript() scripted.Script {
 	return scripted.Script{Turns: []scripted.Turn{
 		{
@@ -72,7 +72,7 @@ func demoScript() scripted.Script {
 			},
 		},
 		{
-			Expect: scripted.Expect{ToolResults: []string{"run-1-call-0-0", "run-1-call-0-1", "run-1-call-0-2"}},
+			Expect: scripted.Expect{ToolResults: []string{"run-1-call-1", "run-1-call-2", "run-1-call-3"}},
 			Text:   "Done: T4 added, the spec is in progress, CI renamed.",
 			Plan:   scripted.Plan{Split: scripted.Split{By: scripted.Words, Size: 2}},
 		},

@@ -12,9 +12,11 @@
 //
 // This agent takes its model as a Go value (Model, which scripted.Model
 // satisfies) instead of an HTTP client: the other way into aguitest's
-// scripted LLM. Its calls are buffered per call and emitted whole once the
-// model's stream ends, so that interleaved parallel calls never mix.
-// Ids derive from the run id: "run-1-msg", "run-1-call-0".
+// scripted LLM. It is built on package agent: an agent.Turn with
+// TurnOptions.Buffered, fed by the agent/scriptedmodel bridge, buffers each
+// call and emits it whole once the model's answer is complete, so that
+// interleaved parallel calls never mix.
+// Ids derive from the run id: "run-1-msg-1", "run-1-call-1".
 //
 // The tests (agent_test.go) play the client with harness.Func: the harness
 // runs the Go implementations of the three tools (harness.Tool.Run), posts

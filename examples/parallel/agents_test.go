@@ -91,7 +91,7 @@ func quote(s string) string {
 func script(p scripted.Plan) scripted.Script {
 	return scripted.Script{Turns: []scripted.Turn{
 		{Expect: scripted.Expect{Tools: []string{"get_weather", "convert_currency"}}, Text: answer, Calls: calls, Plan: p},
-		{Expect: scripted.Expect{ToolResults: []string{"run-1-call-0", "run-1-call-1", "run-1-call-2"}}, Text: final},
+		{Expect: scripted.Expect{ToolResults: []string{"run-1-call-1", "run-1-call-2", "run-1-call-3"}}, Text: final},
 	}}
 }
 

@@ -37,7 +37,7 @@ func TestMixedUpIsCaught(t *testing.T) {
 		// The verifier, at the END of the last call: the fragments of all
 		// three went under its id (the other two got none, which alone is
 		// a call without arguments).
-		"run 1: event 69 (TOOL_CALL_END) [toolCallId=run-1-call-2]: args-not-json: the arguments of tool call 'run-1-call-2' are not JSON",
+		"run 1: event 69 (TOOL_CALL_END) [toolCallId=run-1-call-3]: args-not-json: the arguments of tool call 'run-1-call-3' are not JSON",
 		// The golden the correct agents wrote, event by event.
 		"round-robin.golden: 3 events differ",
 		`.args: got "", want {"city":"Zürich"}`,

@@ -14,13 +14,16 @@
 // joins each call's fragments and puts parallel calls in a canonical order,
 // so what it shows is what the client ends up with.
 //
-// Both agents take the Go-native scripted model, which, unlike a JSON wire,
-// passes on a fragment that ends inside a character. Streaming therefore
-// holds back the leading bytes of a cut character until the rest arrives;
-// an AG-UI event is JSON and cannot carry half of one.
+// Both agents are built on package agent: an agent.Turn (TurnOptions.Buffered
+// for Buffering) fed by the scriptedmodel bridge from the Go-native scripted
+// model, which, unlike a JSON wire, passes on a fragment that ends inside a
+// character. The agent package's handles hold back the leading bytes of a
+// cut character until the rest arrives; an AG-UI event is JSON and cannot
+// carry half of one.
 //
 // MixedUp keeps a single "current call" and sends every fragment under the
-// id of the call that started last. Streamed one call after another, nothing
+// id of the call that started last. It builds its events by hand: with
+// package agent's handles the bug cannot be written. Streamed one call after another, nothing
 // shows. Interleaved, aguitest's strict verifier catches it at TOOL_CALL_END,
 // where the joined arguments are not JSON; README.md quotes the failure as
 // the harness reports it, and TestMixedUpIsCaught checks that report.

@@ -6,11 +6,12 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
-	"strings"
 
 	"github.com/openai/openai-go/v3"
 	"github.com/openai/openai-go/v3/option"
 
+	"github.com/aguitest/aguitest/agent"
+	"github.com/aguitest/aguitest/agent/openaichat"
 	"github.com/aguitest/aguitest/agui"
 )
 
@@ -39,6 +40,7 @@ type Agent struct {
 	client   openai.Client
 	model    string
 	maxTurns int
+	handler  http.Handler
 }
 
 // New returns an agent that asks the model at o.BaseURL. The client does not
@@ -62,243 +64,114 @@ func New(o Options) *Agent {
 	if a.maxTurns == 0 {
 		a.maxTurns = 8
 	}
+	a.handler = agent.Handler(a.run, agent.Options{})
 	return a
 }
 
 // ServeHTTP runs the agent once for the RunAgentInput in the request body.
-func (a *Agent) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	if r.Method != http.MethodPost {
-		http.Error(w, "POST a RunAgentInput", http.StatusMethodNotAllowed)
-		return
-	}
-	var in agui.RunAgentInput
-	if err := json.NewDecoder(r.Body).Decode(&in); err != nil {
-		http.Error(w, "the body is not a RunAgentInput: "+err.Error(), http.StatusBadRequest)
-		return
-	}
-	// Protobuf when the client prefers it, server-sent events otherwise.
-	encoding := agui.Negotiate(r.Header.Get("Accept"))
-	w.Header().Set("Content-Type", encoding.ContentType())
-	w.Header().Set("Cache-Control", "no-cache")
-	enc := agui.NewEncoder(w, encoding)
-	// An error here means the client has gone: there is no one left to
-	// tell, so the run simply stops.
-	_ = a.Run(r.Context(), in, enc.Encode)
-}
-
-// errStop ends a run that has already emitted its RUN_ERROR.
-var errStop = errors.New("taskboard: run ended with RUN_ERROR")
+func (a *Agent) ServeHTTP(w http.ResponseWriter, r *http.Request) { a.handler.ServeHTTP(w, r) }
 
 // Run runs the agent once, handing each event to emit. It returns emit's
 // error when the client has gone, and nil otherwise: failures of the model
 // or refusals reach the client as RUN_ERROR.
 func (a *Agent) Run(ctx context.Context, in agui.RunAgentInput, emit func(agui.Event) error) error {
-	board, published := parseBoard(in.State)
-	rn := &run{
-		agent: a, in: in, emit: emit, board: board, published: published,
-		offered: map[string]bool{},
-	}
-	for _, t := range in.Tools {
-		rn.offered[t.Name] = true
-	}
-	if err := emit(agui.NewRunStarted(in.ThreadID, in.RunID)); err != nil {
+	run, err := agent.Start(in, emit, agent.Options{})
+	if err != nil {
 		return err
 	}
-	err := rn.loop(ctx)
-	if errors.Is(err, errStop) {
+	return run.End(a.run(ctx, run))
+}
+
+// run is one AG-UI run: the model is asked until it answers without
+// calling tools. Each call runs while it is still open, publishing what it
+// changes on the board, then gets its result.
+func (a *Agent) run(ctx context.Context, run *agent.Run) error {
+	board, published := parseBoard(run.Input().State)
+	messages := append([]openai.ChatCompletionMessageParamUnion{systemPrompt(board)}, openaichat.Messages(run.Input().Messages)...)
+	// The agent's own rule, not the protocol's: it changes the board only
+	// in ways the client declared it can take. render_a2ui is not gated.
+	gate := func(name string) error {
+		if isBoardTool(name) && !run.Offered(name) {
+			return &agent.Failure{Message: fmt.Sprintf("the client offered no %s tool", name), Code: "TOOL_NOT_OFFERED"}
+		}
 		return nil
 	}
-	return err
-}
-
-// run is the state of one AG-UI run.
-type run struct {
-	agent *Agent
-	in    agui.RunAgentInput
-	emit  func(agui.Event) error
-	// board is the agent's copy; published says whether the client's
-	// copy equals it, so that deltas apply to it.
-	board     Board
-	published bool
-	offered   map[string]bool
-	messages  []openai.ChatCompletionMessageParamUnion
-}
-
-// call is one tool call of a model turn as its deltas arrive.
-type call struct {
-	id, name string
-	args     strings.Builder
-}
-
-func (rn *run) fail(message, code string) error {
-	if err := rn.emit(agui.NewRunError(message, code)); err != nil {
-		return err
-	}
-	return errStop
-}
-
-func (rn *run) loop(ctx context.Context) error {
-	rn.messages = append([]openai.ChatCompletionMessageParamUnion{rn.systemPrompt()}, toOpenAI(rn.in.Messages)...)
-	for turn := 0; turn < rn.agent.maxTurns; turn++ {
-		calls, err := rn.ask(ctx, turn)
+	for range a.maxTurns {
+		stream := a.client.Chat.Completions.NewStreaming(ctx, openai.ChatCompletionNewParams{
+			Model:    a.model,
+			Messages: messages,
+			Tools:    modelTools,
+		})
+		answer, err := openaichat.Stream(run.Turn(agent.TurnOptions{KeepOpen: true, Gate: gate}), stream)
+		stream.Close()
 		if err != nil {
-			return err
+			return failure(ctx, err)
 		}
-		if len(calls) == 0 {
-			return rn.emit(agui.NewRunFinished(rn.in.ThreadID, rn.in.RunID))
+		if len(answer.Calls) == 0 {
+			return nil
 		}
-		assistant := openai.ChatCompletionAssistantMessageParam{}
-		for _, c := range calls {
-			assistant.ToolCalls = append(assistant.ToolCalls, openai.ChatCompletionMessageToolCallUnionParam{
-				OfFunction: &openai.ChatCompletionMessageFunctionToolCallParam{
-					ID:       c.id,
-					Function: openai.ChatCompletionMessageFunctionToolCallFunctionParam{Name: c.name, Arguments: c.args.String()},
-				},
-			})
-		}
-		rn.messages = append(rn.messages, openai.ChatCompletionMessageParamUnion{OfAssistant: &assistant})
-		for i, c := range calls {
-			result, err := rn.execute(c)
+		messages = append(messages, openaichat.Assistant(answer))
+		for _, c := range answer.Calls {
+			result, err := execute(run, c, &board, &published)
 			if err != nil {
 				return err
 			}
-			if err := rn.emit(agui.NewToolCallEnd(c.id)); err != nil {
+			if _, err := c.Result(result); err != nil {
 				return err
 			}
-			resultID := fmt.Sprintf("%s-result-%d-%d", rn.in.RunID, turn, i)
-			if err := rn.emit(agui.NewToolCallResult(resultID, c.id, result)); err != nil {
-				return err
-			}
-			rn.messages = append(rn.messages, openai.ToolMessage(result, c.id))
+			messages = append(messages, openai.ToolMessage(result, c.ID()))
 		}
 	}
-	return rn.fail(fmt.Sprintf("the model was still calling tools after %d requests", rn.agent.maxTurns), "TOO_MANY_TURNS")
+	return &agent.Failure{Message: fmt.Sprintf("the model was still calling tools after %d requests", a.maxTurns), Code: "TOO_MANY_TURNS"}
 }
 
-// ask sends the conversation to the model and streams its answer: text as
-// TEXT_MESSAGE_*, each call as TOOL_CALL_START and TOOL_CALL_ARGS as its
-// fragments arrive. The calls are left open: they end once they have run.
-func (rn *run) ask(ctx context.Context, turn int) ([]*call, error) {
-	stream := rn.agent.client.Chat.Completions.NewStreaming(ctx, openai.ChatCompletionNewParams{
-		Model:    rn.agent.model,
-		Messages: rn.messages,
-		Tools:    modelTools,
-	})
-	defer stream.Close()
-
-	msgID := fmt.Sprintf("%s-msg-%d", rn.in.RunID, turn)
-	textOpen := false
-	var text strings.Builder
-	var calls []*call
-	byKey := map[string]*call{}
-	lastKey := ""
-	for stream.Next() {
-		chunk := stream.Current()
-		if len(chunk.Choices) == 0 {
-			continue // the usage chunk
-		}
-		delta := chunk.Choices[0].Delta
-		if delta.Content != "" {
-			if !textOpen {
-				textOpen = true
-				if err := rn.emit(agui.NewTextMessageStart(msgID)); err != nil {
-					return nil, err
-				}
-			}
-			text.WriteString(delta.Content)
-			if err := rn.emit(agui.NewTextMessageContent(msgID, delta.Content)); err != nil {
-				return nil, err
-			}
-		}
-		for _, tc := range delta.ToolCalls {
-			// Providers key parallel calls by index; some omit it
-			// and repeat the id instead.
-			key := tc.ID
-			if tc.JSON.Index.Valid() {
-				key = fmt.Sprint(tc.Index)
-			}
-			if key == "" {
-				key = lastKey
-			}
-			lastKey = key
-			c, ok := byKey[key]
-			if !ok {
-				name := tc.Function.Name
-				if isBoardTool(name) && !rn.offered[name] {
-					// The agent's own rule, not the protocol's: it
-					// changes the board only in ways the client
-					// declared it can take.
-					return nil, rn.fail(fmt.Sprintf("the client offered no %s tool", name), "TOOL_NOT_OFFERED")
-				}
-				c = &call{id: fmt.Sprintf("%s-call-%d-%d", rn.in.RunID, turn, len(calls)), name: name}
-				byKey[key] = c
-				calls = append(calls, c)
-				if err := rn.emit(agui.NewToolCallStart(c.id, c.name, msgID)); err != nil {
-					return nil, err
-				}
-			}
-			if frag := tc.Function.Arguments; frag != "" {
-				c.args.WriteString(frag)
-				if err := rn.emit(agui.NewToolCallArgs(c.id, frag)); err != nil {
-					return nil, err
-				}
-			}
-		}
-	}
-	if err := stream.Err(); err != nil {
-		if ctx.Err() != nil {
-			return nil, ctx.Err()
-		}
-		return nil, rn.fail(providerFailure(err), "PROVIDER_ERROR")
-	}
-	if textOpen {
-		if err := rn.emit(agui.NewTextMessageEnd(msgID)); err != nil {
-			return nil, err
-		}
-	}
-	if len(calls) == 0 {
-		rn.messages = append(rn.messages, openai.AssistantMessage(text.String()))
-	}
-	return calls, nil
-}
-
-// providerFailure describes a failed model request for the user, without
+// failure says why the model's answer failed: the agent's own refusal or
+// a refused event as they are, the model's failure for the user, without
 // the provider's URL or body.
-func providerFailure(err error) string {
+func failure(ctx context.Context, err error) error {
+	var f *agent.Failure
+	var ae *agent.Error
+	switch {
+	case ctx.Err() != nil, errors.As(err, &f), errors.As(err, &ae), errors.Is(err, agent.ErrGone):
+		return err
+	}
 	var apiErr *openai.Error
 	if errors.As(err, &apiErr) {
-		return fmt.Sprintf("the model could not answer: %d %s", apiErr.StatusCode, http.StatusText(apiErr.StatusCode))
+		return &agent.Failure{Message: fmt.Sprintf("the model could not answer: %d %s", apiErr.StatusCode, http.StatusText(apiErr.StatusCode)), Code: "PROVIDER_ERROR"}
 	}
-	return "the model's answer broke off: " + err.Error()
+	return &agent.Failure{Message: "the model's answer broke off: " + err.Error(), Code: "PROVIDER_ERROR"}
 }
 
 // execute runs one call while it is still open, publishing what it changes
 // on the board, and returns its result. Board tools change the state;
 // render_a2ui needs nothing from the agent but an acknowledgement; any other
 // name gets an error result the model can read.
-func (rn *run) execute(c *call) (string, error) {
-	if c.name == RenderA2UI {
-		var a struct {
+func execute(run *agent.Run, c *agent.ToolCall, board *Board, published *bool) (string, error) {
+	if c.Name() == RenderA2UI {
+		var args struct {
 			Surface json.RawMessage `json:"surface"`
 		}
-		if err := json.Unmarshal([]byte(c.args.String()), &a); err != nil || len(a.Surface) == 0 {
+		if err := c.ParseArgs(&args); err != nil || len(args.Surface) == 0 {
 			return errorResult("render_a2ui needs a surface object"), nil
 		}
 		return `{"rendered":true}`, nil
 	}
-	ops, task, err := rn.board.apply(c.name, c.args.String())
+	ops, task, err := board.apply(c.Name(), c.RawArgs())
 	if err != nil {
 		return errorResult(err.Error()), nil
 	}
-	if !rn.published {
+	if !*published {
 		// The client's state held no board, so a patch would not
 		// apply: publish the whole board once, then patch it.
-		rn.published = true
-		if err := rn.emit(agui.NewStateSnapshot(rn.board)); err != nil {
+		*published = true
+		if err := run.StateSnapshot(board); err != nil {
 			return "", err
 		}
 	} else if len(ops) > 0 {
-		if err := rn.emit(agui.NewStateDelta(ops)); err != nil {
+		// The tool knows its change: an append is "/tasks/-", a move
+		// a move, which a diff of two boards would not say as well.
+		// The run checks that the patch applies to the client's board.
+		if err := run.StatePatch(ops); err != nil {
 			return "", err
 		}
 	}
@@ -314,59 +187,8 @@ func errorResult(msg string) string {
 	return string(b)
 }
 
-func (rn *run) systemPrompt() openai.ChatCompletionMessageParamUnion {
-	b, _ := json.Marshal(rn.board)
+func systemPrompt(board Board) openai.ChatCompletionMessageParamUnion {
+	b, _ := json.Marshal(board)
 	return openai.SystemMessage("You keep the user's task board. Change it only with your tools; " +
 		"refer to tasks by id. Use render_a2ui to show a surface. The board now: " + string(b))
-}
-
-// toOpenAI turns the AG-UI conversation into the model's messages. A tool
-// message with an error carries it as an error result.
-func toOpenAI(msgs []agui.Message) []openai.ChatCompletionMessageParamUnion {
-	var out []openai.ChatCompletionMessageParamUnion
-	for _, m := range msgs {
-		text := textOf(m.Content)
-		switch m.Role {
-		case agui.RoleUser:
-			out = append(out, openai.UserMessage(text))
-		case agui.RoleSystem:
-			out = append(out, openai.SystemMessage(text))
-		case agui.RoleDeveloper:
-			out = append(out, openai.DeveloperMessage(text))
-		case agui.RoleAssistant:
-			am := openai.ChatCompletionAssistantMessageParam{}
-			if text != "" {
-				am.Content.OfString = openai.String(text)
-			}
-			for _, tc := range m.ToolCalls {
-				am.ToolCalls = append(am.ToolCalls, openai.ChatCompletionMessageToolCallUnionParam{
-					OfFunction: &openai.ChatCompletionMessageFunctionToolCallParam{
-						ID:       tc.ID,
-						Function: openai.ChatCompletionMessageFunctionToolCallFunctionParam{Name: tc.Function.Name, Arguments: tc.Function.Arguments},
-					},
-				})
-			}
-			out = append(out, openai.ChatCompletionMessageParamUnion{OfAssistant: &am})
-		case agui.RoleTool:
-			if m.Error != "" {
-				text = errorResult(m.Error)
-			}
-			out = append(out, openai.ToolMessage(text, m.ToolCallID))
-		}
-		// Activity and reasoning messages are for the user, not the model.
-	}
-	return out
-}
-
-func textOf(c agui.Content) string {
-	if !c.IsParts() {
-		return c.Text
-	}
-	var parts []string
-	for _, p := range c.Parts {
-		if p.Type == "text" {
-			parts = append(parts, p.Text)
-		}
-	}
-	return strings.Join(parts, "\n")
 }

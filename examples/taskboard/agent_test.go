@@ -61,11 +61,11 @@ func input(text string) harness.Input {
 	return in
 }
 
-// Call ids the agent assigns: run, model turn, position in the turn.
+// Call ids the agent assigns: run, then the call's number in the run.
 const (
-	call00 = "run-1-call-0-0"
-	call01 = "run-1-call-0-1"
-	call02 = "run-1-call-0-2"
+	call00 = "run-1-call-1"
+	call01 = "run-1-call-2"
+	call02 = "run-1-call-3"
 )
 
 func TestTaskBoard(t *testing.T) {

@@ -28,9 +28,19 @@
 // A failed model request (an error status, a stream that breaks off) ends
 // the run with RUN_ERROR, code PROVIDER_ERROR; the client does not retry.
 //
-// Ids are derived from the run id and positions ("run-1-msg-0",
-// "run-1-call-0-1", "run-1-result-0-1"), and task ids from the board's
-// nextId ("T4"), so a run gives the same events every time.
+// The agent is built on package agent, as the seed's task-board example is
+// built on its SDK: agent.Handler serves it, the agent/openaichat bridge
+// turns the model's stream into an agent.Turn that keeps the calls open
+// (TurnOptions.KeepOpen), a TurnOptions.Gate applies the rule about offered
+// tools, Run.StateSnapshot and Run.StatePatch publish the board (the
+// tools' own JSON Patch, which the run checks applies to the client's
+// board), and ToolCall.Result ends each
+// call and sends its result. Every event is checked by the strict verifier
+// before it is sent.
+//
+// Ids are allocated by the run from its id ("run-1-msg-1", "run-1-call-1"),
+// and task ids from the board's nextId ("T4"), so a run gives the same
+// events every time.
 //
 // The tests (agent_test.go) run the agent with harness.Handler against the
 // scripted LLM's OpenAI-compatible server: one case per tool, parallel calls
