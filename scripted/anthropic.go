@@ -41,7 +41,10 @@ type anthropicRequest struct {
 		Description string          `json:"description"`
 		InputSchema json.RawMessage `json:"input_schema"`
 	} `json:"tools"`
-	Stream bool `json:"stream"`
+	Stream   bool `json:"stream"`
+	Thinking *struct {
+		Type string `json:"type"`
+	} `json:"thinking"`
 }
 
 // anthropicBlock is a content block of a request message.
@@ -84,7 +87,8 @@ func anthropicBlocks(raw json.RawMessage) ([]anthropicBlock, error) {
 // messages have content; consecutive turns of one role are combined; the
 // tool_use blocks of an assistant turn are answered by tool_result blocks
 // in the next user turn, and a tool_result answers a tool_use of the turn
-// before it.
+// before it; with thinking on, the assistant turn whose calls the request
+// answers starts with its thinking block.
 func decodeAnthropic(body []byte) (Request, *llmwire.Error) {
 	var w anthropicRequest
 	if err := json.Unmarshal(body, &w); err != nil {
@@ -182,6 +186,17 @@ func decodeAnthropic(body []byte) (Request, *llmwire.Error) {
 			}
 			if len(missing) > 0 {
 				return req, anthropicInvalid(fmt.Sprintf("messages.%d: `tool_use` ids were found without `tool_result` blocks immediately after: %s. Each `tool_use` block must have a corresponding `tool_result` block in the next message.", t.msgs[len(t.msgs)-1], strings.Join(missing, ", ")))
+			}
+		}
+	}
+	// With thinking on, the final assistant turn answered by tool results
+	// must start with its thinking block, as the model wrote it.
+	if th := w.Thinking; th != nil && (th.Type == "enabled" || th.Type == "adaptive") && len(turns) >= 2 {
+		last, prev := turns[len(turns)-1], turns[len(turns)-2]
+		if last.role == "user" && prev.role == "assistant" && len(prev.uses) > 0 {
+			i := prev.first
+			if bs := all[i]; len(bs) > 0 && bs[0].Type != "thinking" && bs[0].Type != "redacted_thinking" {
+				return req, anthropicInvalid(fmt.Sprintf("messages.%d.content.0.type: Expected `thinking` or `redacted_thinking`, but found `%s`. When `thinking` is enabled, a final `assistant` message must start with a thinking block (preceeding the lastmost set of `tool_use` and `tool_result` blocks). To avoid this requirement, disable `thinking`.", i, bs[0].Type))
 			}
 		}
 	}

@@ -201,6 +201,11 @@ func TestProviderRejects(t *testing.T) {
 			message: "messages.1: `tool_use` ids were found without `tool_result` blocks immediately after: toolu_2. Each `tool_use` block must have a corresponding `tool_result` block in the next message.",
 		},
 		{
+			name: "anthropic: thinking dropped before tool results", path: "/v1/messages",
+			body:    `{"model":"m","max_tokens":9,"thinking":{"type":"enabled","budget_tokens":1024},"messages":[{"role":"user","content":"go"},{"role":"assistant","content":[{"type":"text","text":"Checking."},{"type":"tool_use","id":"toolu_1","name":"f","input":{}}]},{"role":"user","content":[{"type":"tool_result","tool_use_id":"toolu_1","content":"ok"}]}]}`,
+			message: "messages.1.content.0.type: Expected `thinking` or `redacted_thinking`, but found `text`. When `thinking` is enabled, a final `assistant` message must start with a thinking block (preceeding the lastmost set of `tool_use` and `tool_result` blocks). To avoid this requirement, disable `thinking`.",
+		},
+		{
 			name: "anthropic: a system role", path: "/v1/messages",
 			body:    `{"model":"m","max_tokens":9,"messages":[{"role":"system","content":"be brief"},{"role":"user","content":"hi"}]}`,
 			message: "messages.0.role: Input should be 'user' or 'assistant'",
@@ -301,6 +306,7 @@ func TestAccepted(t *testing.T) {
 		{"chat: parallel results", "/v1/chat/completions", `{"model":"m","messages":[{"role":"system","content":"s"},{"role":"user","content":"go"},{"role":"assistant","tool_calls":[{"id":"c1","type":"function","function":{"name":"f","arguments":"{}"}},{"id":"c2","type":"function","function":{"name":"f","arguments":"{}"}}]},{"role":"tool","tool_call_id":"c2","content":"ok"},{"role":"tool","tool_call_id":"c1","content":"ok"}]}`},
 		{"anthropic: split assistant turn", "/v1/messages", `{"model":"m","max_tokens":9,"messages":[{"role":"user","content":"go"},{"role":"assistant","content":[{"type":"tool_use","id":"toolu_1","name":"f","input":{}}]},{"role":"assistant","content":"Done."},{"role":"user","content":[{"type":"tool_result","tool_use_id":"toolu_1","content":"ok"}]}]}`},
 		{"anthropic: prefill", "/v1/messages", `{"model":"m","max_tokens":9,"messages":[{"role":"user","content":"go"},{"role":"assistant","content":""}]}`},
+		{"anthropic: thinking kept before tool results", "/v1/messages", `{"model":"m","max_tokens":9,"thinking":{"type":"enabled","budget_tokens":1024},"messages":[{"role":"user","content":"go"},{"role":"assistant","content":[{"type":"thinking","thinking":"t","signature":"s"},{"type":"tool_use","id":"toolu_1","name":"f","input":{}}]},{"role":"user","content":[{"type":"tool_result","tool_use_id":"toolu_1","content":"ok"}]}]}`},
 		{"responses: call and output", "/v1/responses", `{"model":"m","input":[{"role":"user","content":"go"},{"type":"function_call","call_id":"c1","name":"f","arguments":"{}"},{"type":"message","role":"assistant","content":[{"type":"output_text","text":"Done."}]},{"type":"function_call_output","call_id":"c1","output":"ok"}]}`},
 		{"gemini: call and response", "/v1beta/models/m:generateContent", `{"contents":[{"role":"user","parts":[{"text":"go"}]},{"role":"model","parts":[{"functionCall":{"name":"f","args":{}}}]},{"role":"user","parts":[{"functionResponse":{"name":"f","response":{}}}]}]}`},
 	}
