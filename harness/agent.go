@@ -26,8 +26,10 @@ import (
 // an OpenAI-compatible base URL and as a Go-native model. Both serve the
 // same script, consumed in order, for this case only.
 type Env struct {
-	// BaseURL is the scripted server's OpenAI-compatible base URL,
-	// http://127.0.0.1:PORT/v1.
+	// BaseURL is the scripted server's base URL, http://127.0.0.1:PORT/v1.
+	// It serves every provider wire (OpenAI Chat Completions and
+	// Responses, Anthropic Messages, Gemini): give it to any LLM client
+	// as its base URL.
 	BaseURL string
 	// APIKey is a placeholder key for OpenAI clients that insist on one.
 	APIKey string
@@ -212,10 +214,12 @@ func (r *funcRunner) run(ctx context.Context, input agui.RunAgentInput, rcv rece
 
 // Command makes an Agent of a program, started for each case, so that
 // agents written in any language are tested the same way. Its environment
-// has OPENAI_BASE_URL and OPENAI_API_KEY pointing at the case's scripted
-// LLM and PORT naming a free loopback port, on which it must serve AG-UI
-// (POST to Path, "/" by default). The harness waits until the port
-// accepts connections and stops the program after the case.
+// points every provider's client at the case's scripted LLM
+// (OPENAI_BASE_URL and OPENAI_API_KEY, ANTHROPIC_BASE_URL and
+// ANTHROPIC_API_KEY, GOOGLE_GEMINI_BASE_URL and GEMINI_API_KEY) and has
+// PORT naming a free loopback port, on which it must serve AG-UI (POST to
+// Path, "/" by default). The harness waits until the port accepts
+// connections and stops the program after the case.
 func Command(name string, args ...string) *CommandAgent {
 	return &CommandAgent{Name: name, Args: args, Path: "/", StartTimeout: 30 * time.Second}
 }
@@ -245,6 +249,10 @@ func (a *CommandAgent) start(t testing.TB, env Env) (runner, error) {
 	cmd.Env = append(append(os.Environ(), a.Env...),
 		"OPENAI_BASE_URL="+env.BaseURL,
 		"OPENAI_API_KEY="+env.APIKey,
+		"ANTHROPIC_BASE_URL="+strings.TrimSuffix(env.BaseURL, "/v1"),
+		"ANTHROPIC_API_KEY="+env.APIKey,
+		"GOOGLE_GEMINI_BASE_URL="+strings.TrimSuffix(env.BaseURL, "/v1"),
+		"GEMINI_API_KEY="+env.APIKey,
 		"PORT="+strconv.Itoa(port),
 		"AGUITEST_CASE="+env.Case,
 	)

@@ -100,6 +100,28 @@ func (c *conversation) apply(e agui.Event) error {
 			id = e.ToolCallID() + "-result"
 		}
 		c.add(agui.ToolMessage(id, e.ToolCallID(), content))
+	case agui.ReasoningMessageStart:
+		if _, ok := c.byID[e.MessageID()]; !ok {
+			c.add(agui.Message{ID: e.MessageID(), Role: agui.RoleReasoning})
+		}
+	case agui.ReasoningMessageContent:
+		if i, ok := c.byID[e.MessageID()]; ok {
+			c.messages[i].Content.Text += e.Delta()
+		}
+	case agui.ReasoningEncryptedValue:
+		// A provider's opaque artefact (a thinking signature) on a message
+		// or a call, carried back in the next request as clients do.
+		var v struct{ Subtype, EntityID, EncryptedValue string }
+		if err := json.Unmarshal([]byte(e.String()), &v); err != nil {
+			return fmt.Errorf("REASONING_ENCRYPTED_VALUE: %w", err)
+		}
+		if v.Subtype == "tool-call" {
+			if i, ok := c.callMsg[v.EntityID]; ok {
+				c.messages[i].ToolCalls[c.callIdx[v.EntityID]].EncryptedValue = v.EncryptedValue
+			}
+		} else if i, ok := c.byID[v.EntityID]; ok {
+			c.messages[i].EncryptedValue = v.EncryptedValue
+		}
 	case agui.StateSnapshot:
 		raw, _ := e.Field("snapshot")
 		c.state = append(json.RawMessage(nil), raw...)

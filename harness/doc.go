@@ -12,10 +12,12 @@
 // compares the case's golden file, and runs the case's Check.
 //
 // Agents come in four kinds, each built per case from an [Env] that gives
-// the scripted LLM's OpenAI-compatible base URL and its Go-native model:
-// an http.Handler ([Handler]), a Go function that emits events ([Func]),
-// an endpoint already running ([URL]), and a program in any language
-// started with OPENAI_BASE_URL, OPENAI_API_KEY and PORT in its environment
+// the scripted LLM's base URL, which serves every provider wire (OpenAI
+// Chat Completions and Responses, Anthropic Messages, Gemini), and its
+// Go-native model: an http.Handler ([Handler]), a Go function that emits
+// events ([Func]), an endpoint already running ([URL]), and a program in
+// any language started with OPENAI_BASE_URL, ANTHROPIC_BASE_URL,
+// GOOGLE_GEMINI_BASE_URL, their API keys and PORT in its environment
 // ([Command]).
 //
 // An HTTP agent is asked for server-sent events, as HttpAgent asks.

@@ -181,7 +181,11 @@ type Options struct {
 	Timeout time.Duration
 	// RecordDir, when set, keeps a recording of each case, all its runs
 	// in one file: RecordDir/<TestName>/<case>.jsonl. "aguitest show" and
-	// "aguitest verify" read them.
+	// "aguitest verify" read them. The agent's requests to the scripted
+	// LLM go through a recording proxy (Env.BaseURL points at it), so each
+	// run's provider exchanges, on every wire, are recorded with it:
+	// replay.ServeProvider and "aguitest llm replay" serve them back. (A Go
+	// agent calling Env.Model directly makes no exchange to record.)
 	RecordDir string
 	// Accept is the Accept header of the requests to an HTTP agent
 	// (Handler, URL, Command); "" sends text/event-stream, as HttpAgent
@@ -257,7 +261,14 @@ func (o Options) RunCase(t testing.TB, agent Agent, c Case) *Result {
 	defer cancel()
 	srv := scripted.NewServer(c.Script)
 	defer srv.Close()
-	env := Env{BaseURL: srv.URL, APIKey: "aguitest", Model: srv.Model(), Case: c.Name}
+	base := srv.URL
+	var llm *llmProxy
+	if o.RecordDir != "" {
+		llm = newLLMProxy(srv.URL) // the recording holds the model's side too
+		defer llm.close()
+		base = llm.URL()
+	}
+	env := Env{BaseURL: base, APIKey: "aguitest", Model: srv.Model(), Case: c.Name}
 	r, err := agent.start(t, env)
 	if err != nil {
 		rep.errorf("starting the agent: %v", err)
@@ -286,7 +297,7 @@ func (o Options) RunCase(t testing.TB, agent Agent, c Case) *Result {
 			}()
 		}
 	}
-	res := execute(ctx, rep, o, c, r, rec)
+	res := execute(ctx, rep, o, c, r, rec, llm)
 	want.check(rep, res)
 
 	if err := srv.Check(); err != nil {
@@ -342,7 +353,7 @@ func goldenName(name string) string {
 }
 
 // execute runs the conversation of a case and reports what goes wrong.
-func execute(ctx context.Context, rep *report, o Options, c Case, r runner, rec *recorder.Writer) *Result {
+func execute(ctx context.Context, rep *report, o Options, c Case, r runner, rec *recorder.Writer, llm *llmProxy) *Result {
 	maxRuns := c.MaxRuns
 	if maxRuns == 0 {
 		maxRuns = 10
@@ -382,7 +393,7 @@ func execute(ctx context.Context, rep *report, o Options, c Case, r runner, rec 
 			input.RunID = fmt.Sprintf("run-%d", n)
 		}
 		opts := agui.Options{Profile: c.Profile, Allow: c.Allow, Enable: c.Enable, Input: &input}
-		run := runOnce(ctx, rep, n, input, opts, r, conv, timeout, rec)
+		run := runOnce(ctx, rep, n, input, opts, r, conv, timeout, rec, llm)
 		res.Runs = append(res.Runs, run)
 		if run.Err != nil {
 			rep.causef("run %d: %v", n, run.Err)
@@ -423,11 +434,12 @@ func execute(ctx context.Context, rep *report, o Options, c Case, r runner, rec 
 }
 
 // runOnce posts one run and verifies its stream as it arrives.
-func runOnce(ctx context.Context, rep *report, n int, input agui.RunAgentInput, opts agui.Options, r runner, conv *conversation, timeout time.Duration, rec *recorder.Writer) RunResult {
+func runOnce(ctx context.Context, rep *report, n int, input agui.RunAgentInput, opts agui.Options, r runner, conv *conversation, timeout time.Duration, rec *recorder.Writer, llm *llmProxy) RunResult {
 	run := RunResult{Input: input}
 	var sink *recorder.Sink
 	if rec != nil {
 		sink = &recorder.Sink{Run: input.RunID, Writer: rec}
+		llm.record(sink)
 		if err := sink.Request(input, nil); err != nil {
 			rep.errorf("run %d: recording: %v", n, err)
 		}

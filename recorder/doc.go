@@ -10,8 +10,11 @@
 //   - Proxy: the same, as a reverse proxy in front of an AG-UI server in
 //     any language (the "aguitest record" command).
 //   - Transport: an http.RoundTripper for the agent's LLM client, recording
-//     the provider's streamed responses chunk by chunk, so the model side
-//     of a run can be replayed too.
+//     the provider's streamed responses chunk by chunk, on any wire
+//     (OpenAI, Anthropic, Gemini), so the model side of a run can be
+//     replayed too; ProviderProxy puts it in a reverse proxy in front of a
+//     provider, for an agent in any language ("aguitest llm record"), and
+//     WithSink files a request's exchange under a Sink's run.
 //
 // # Typical usage
 //

@@ -99,6 +99,15 @@ func (s *Sink) Emit(e agui.Event) error {
 	return s.add(Record{Kind: KindEvent, Run: s.Run, Offset: off, Event: red})
 }
 
+// exchange records a provider exchange that started at start (see
+// WithSink).
+func (s *Sink) exchange(start time.Time, ex *Exchange) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.begin("")
+	return s.add(Record{Kind: KindProvider, Run: s.Run, Offset: max(start.Sub(s.start), 1), Exchange: ex})
+}
+
 // add keeps r and writes it; s.mu is held.
 func (s *Sink) add(r Record) error {
 	if s.ended {

@@ -7,6 +7,9 @@ import (
 	"errors"
 	"io"
 	"net/http"
+	"net/http/httputil"
+	"net/url"
+	"strings"
 	"sync"
 	"time"
 )
@@ -20,9 +23,13 @@ const maxExchangeBytes = 64 << 20
 // of a run can be replayed (see package replay). It never reads ahead of the
 // caller: a chunk is recorded when the caller's Read returns it.
 //
+// It records every provider wire alike (OpenAI Chat Completions and
+// Responses, Anthropic Messages, Gemini), as the bytes the client read.
+//
 // When the request's context comes from a request served by Middleware (an
 // agent passing its request context to its LLM client), the exchange goes
-// into that run's recording. Otherwise it goes to Writer under the name Run.
+// into that run's recording; when it carries a Sink (see WithSink), into
+// the Sink's run. Otherwise it goes to Writer under the name Run.
 //
 // A Transport is safe for concurrent use.
 type Transport struct {
@@ -55,7 +62,7 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 	if base == nil {
 		base = http.DefaultTransport
 	}
-	ex := &Exchange{Method: req.Method, URL: req.URL.String(), Header: t.Redact.header(req.Header, nil)}
+	ex := &Exchange{Method: req.Method, URL: redactURL(req.URL), Header: t.Redact.header(req.Header, nil)}
 	if req.Body != nil && req.Body != http.NoBody {
 		body, err := io.ReadAll(req.Body)
 		req.Body.Close()
@@ -91,8 +98,56 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 	return resp, nil
 }
 
+// redactURL returns u as a string without the query parameters that carry
+// credentials (Gemini's key=, access_token=, ...).
+func redactURL(u *url.URL) string {
+	if u.RawQuery == "" {
+		return u.String()
+	}
+	q := u.Query()
+	for k := range q {
+		if strings.EqualFold(k, "key") || deniedPattern.MatchString(k) {
+			q.Del(k)
+		}
+	}
+	c := *u
+	c.RawQuery = q.Encode()
+	return c.String()
+}
+
+type sinkKey struct{}
+
+// WithSink returns a context whose provider exchanges, made by a Transport,
+// are recorded into s's run: a harness or a proxy that knows which run a
+// request to the provider belongs to says so with it.
+func WithSink(ctx context.Context, s *Sink) context.Context {
+	return context.WithValue(ctx, sinkKey{}, s)
+}
+
+// ProviderProxy returns a reverse proxy to an LLM provider at target (for
+// example https://api.anthropic.com) that records every exchange through
+// t, streaming each response back as it arrives. Point an agent's LLM
+// client at the proxy instead of the provider; its exchanges go where t
+// sends them.
+func ProviderProxy(target *url.URL, t *Transport) http.Handler {
+	return &httputil.ReverseProxy{
+		Rewrite: func(pr *httputil.ProxyRequest) {
+			pr.SetURL(target)
+			pr.Out.Host = target.Host
+		},
+		Transport:     t,
+		FlushInterval: -1,
+		ErrorHandler: func(w http.ResponseWriter, r *http.Request, err error) {
+			http.Error(w, "aguitest: provider: "+err.Error(), http.StatusBadGateway)
+		},
+	}
+}
+
 // emitter returns where the exchange goes.
 func (t *Transport) emitter(ctx context.Context, start time.Time) func(*Exchange) {
+	if s, ok := ctx.Value(sinkKey{}).(*Sink); ok {
+		return func(ex *Exchange) { _ = s.exchange(start, ex) }
+	}
 	if rn, ok := ctx.Value(runKey{}).(*run); ok {
 		off := start.Sub(rn.start)
 		return func(ex *Exchange) {

@@ -8,11 +8,14 @@
 //     events or protobuf), with the recorded timing, scaled, or as fast as
 //     possible ("aguitest serve FILE").
 //   - Provider serves a run's recorded LLM provider exchanges as a fake
-//     LLM, strictly in order: a request that differs from the recorded one
-//     gets an error naming the difference (-want +got), and Check reports
+//     LLM, on every provider wire (OpenAI Chat Completions and Responses,
+//     Anthropic Messages, Gemini), strictly in order within each wire: a
+//     request that differs from the recorded one gets an error in its
+//     wire's shape naming the difference (-want +got), and Check reports
 //     it along with exchanges never requested. Re-run a new build of an
 //     agent against exactly what the model said in production, then
-//     compare its output with the recorded output using Diff.
+//     compare its output with the recorded output using Diff. "aguitest
+//     llm replay RECORDING" does the same for an agent in any language.
 //
 // # Typical usage
 //

@@ -13,6 +13,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/aguitest/aguitest/internal/llmwire"
 	"github.com/aguitest/aguitest/recorder"
 )
 
@@ -30,11 +31,20 @@ type ProviderOptions struct {
 }
 
 // Provider serves recorded provider exchanges as a fake LLM: each request
-// must match the next exchange, in order, and gets its recorded response,
-// chunk by chunk with the recorded timing scaled by Speed. A request that
-// does not match gets a 500 naming the difference and is reported by
-// Check, as are exchanges never requested. Point the agent's LLM client at
-// URL (with the path prefix the recording used, e.g. URL+"/v1").
+// must match the next exchange of its wire, in order, and gets its recorded
+// response, chunk by chunk with the recorded timing scaled by Speed.
+//
+// Requests are matched across wires: a request to …/chat/completions,
+// …/responses, …/messages or a Gemini …/models/{model}:…GenerateContent
+// path is matched with the next unused exchange recorded on the same wire
+// (OpenAI Chat Completions, OpenAI Responses, Anthropic Messages, Gemini),
+// whatever the path prefix, so that an agent talking to several providers
+// is served each provider's exchanges in their own order, and any base URL
+// works. Other paths are matched in order by method and path.
+//
+// A request that does not match gets a 500, in its wire's error shape,
+// naming the difference, and is reported by Check, as are exchanges never
+// requested. Point the agent's LLM clients at URL (or URL+"/v1").
 //
 // A Provider is safe for concurrent use; requests are matched in the order
 // they arrive.
@@ -45,16 +55,19 @@ type Provider struct {
 	exchanges []Exchange
 	opt       ProviderOptions
 	srv       *http.Server
+	wg        sync.WaitGroup
 
 	mu       sync.Mutex
-	next     int
+	used     []bool
+	served   int
+	requests int
 	problems []error
 }
 
 // NewProvider returns a Provider serving exchanges, for mounting on a
 // server of one's own. ServeProvider also starts a loopback server.
 func NewProvider(exchanges []Exchange, opt ProviderOptions) *Provider {
-	return &Provider{exchanges: exchanges, opt: opt}
+	return &Provider{exchanges: exchanges, opt: opt, used: make([]bool, len(exchanges))}
 }
 
 // ServeProvider starts a Provider on a free loopback port.
@@ -71,16 +84,19 @@ func ListenProvider(addr string, exchanges []Exchange, opt ProviderOptions) (*Pr
 	}
 	p.URL = "http://" + ln.Addr().String()
 	p.srv = &http.Server{Handler: p, ReadHeaderTimeout: 10 * time.Second}
-	go p.srv.Serve(ln)
+	p.wg.Go(func() { _ = p.srv.Serve(ln) })
 	return p, nil
 }
 
-// Close stops the server started by ServeProvider.
+// Close stops the server started by ServeProvider, ending the responses
+// under way, and waits for it.
 func (p *Provider) Close() error {
 	if p.srv == nil {
 		return nil
 	}
-	return p.srv.Close()
+	err := p.srv.Close()
+	p.wg.Wait()
+	return err
 }
 
 // Check reports every request that did not match and every exchange never
@@ -89,18 +105,70 @@ func (p *Provider) Check() error {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	errs := append([]error(nil), p.problems...)
-	for i := p.next; i < len(p.exchanges); i++ {
-		ex := p.exchanges[i]
-		errs = append(errs, fmt.Errorf("exchange %d of %d (%s %s, line %d) was never requested", i+1, len(p.exchanges), ex.Method, ex.URL, ex.Line))
+	for i, used := range p.used {
+		if !used {
+			ex := p.exchanges[i]
+			errs = append(errs, fmt.Errorf("exchange %d of %d (%s %s%s, line %d) was never requested", i+1, len(p.exchanges), ex.Method, ex.URL, wireNote(exchangeWire(ex.Exchange)), ex.Line))
+		}
 	}
 	return errors.Join(errs...)
+}
+
+func wireNote(w llmwire.Wire) string {
+	if w == "" {
+		return ""
+	}
+	return ", " + w.String()
 }
 
 // Used returns how many exchanges were served.
 func (p *Provider) Used() int {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	return p.next
+	return p.served
+}
+
+// Requests returns how many requests the Provider received.
+func (p *Provider) Requests() int {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.requests
+}
+
+// exchangeWire returns the wire of a recorded exchange, from its URL.
+func exchangeWire(ex *recorder.Exchange) llmwire.Wire {
+	u, err := url.Parse(ex.URL)
+	if err != nil {
+		return ""
+	}
+	return llmwire.Of(u.Path)
+}
+
+// nextFor returns the exchange a request is matched with: the first unused
+// one of its wire, or, for a path of no wire, the first unused one; -1 when
+// there is none. p.mu is held.
+func (p *Provider) nextFor(w llmwire.Wire) int {
+	for i, used := range p.used {
+		if used {
+			continue
+		}
+		if w == "" || exchangeWire(p.exchanges[i].Exchange) == w {
+			return i
+		}
+	}
+	return -1
+}
+
+// fail answers a request that cannot be served, in its wire's error shape,
+// and keeps the problem for Check.
+func (p *Provider) fail(w http.ResponseWriter, wire llmwire.Wire, err error) {
+	p.problems = append(p.problems, err)
+	p.mu.Unlock()
+	w.Header().Set("Content-Type", llmwire.ContentType(wire))
+	w.Header().Set("X-Should-Retry", "false")
+	w.WriteHeader(http.StatusInternalServerError)
+	e := llmwire.Error{Status: http.StatusInternalServerError, Message: "aguitest replay: " + err.Error()}
+	_, _ = w.Write(e.Body(wire))
 }
 
 // ServeHTTP answers a request with the next exchange.
@@ -110,13 +178,17 @@ func (p *Provider) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, err.Error(), http.StatusBadRequest)
 		return
 	}
+	wire := llmwire.Of(r.URL.Path)
 	p.mu.Lock()
-	n := p.next
-	if n >= len(p.exchanges) {
-		err := fmt.Errorf("unexpected request %d: %s %s: all %d recorded exchanges were used", n+1, r.Method, r.URL.Path, len(p.exchanges))
-		p.problems = append(p.problems, err)
-		p.mu.Unlock()
-		http.Error(w, "aguitest replay: "+err.Error(), http.StatusInternalServerError)
+	p.requests++
+	nreq := p.requests
+	n := p.nextFor(wire)
+	if n < 0 {
+		what := fmt.Sprintf("all %d recorded exchanges were used", len(p.exchanges))
+		if wire != "" {
+			what = fmt.Sprintf("no %s exchange is left", wire)
+		}
+		p.fail(w, wire, fmt.Errorf("unexpected request %d: %s %s: %s", nreq, r.Method, r.URL.Path, what))
 		return
 	}
 	ex := p.exchanges[n]
@@ -125,13 +197,11 @@ func (p *Provider) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		match = p.match
 	}
 	if err := match(ex.Exchange, r, body); err != nil {
-		err = fmt.Errorf("request %d does not match exchange %d (line %d): %w", n+1, n+1, ex.Line, err)
-		p.problems = append(p.problems, err)
-		p.mu.Unlock()
-		http.Error(w, "aguitest replay: "+err.Error(), http.StatusInternalServerError)
+		p.fail(w, wire, fmt.Errorf("request %d does not match exchange %d (line %d): %w", nreq, n+1, ex.Line, err))
 		return
 	}
-	p.next++
+	p.used[n] = true
+	p.served++
 	p.mu.Unlock()
 
 	for k, v := range ex.ResponseHeader {
@@ -163,12 +233,14 @@ func (p *Provider) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
-// match is the default matcher.
+// match is the default matcher: the method; the path, or for a
+// provider wire the wire (and Gemini's model and method), whatever the
+// prefix; the JSON body.
 func (p *Provider) match(want *recorder.Exchange, r *http.Request, body []byte) error {
 	if want.Method != r.Method {
 		return fmt.Errorf("method: got %s, want %s", r.Method, want.Method)
 	}
-	if u, err := url.Parse(want.URL); err == nil && u.Path != r.URL.Path {
+	if u, err := url.Parse(want.URL); err == nil && !samePath(u.Path, r.URL.Path) {
 		return fmt.Errorf("path: got %s, want %s", r.URL.Path, u.Path)
 	}
 	if want.Body == nil {
@@ -192,6 +264,20 @@ func (p *Provider) match(want *recorder.Exchange, r *http.Request, body []byte) 
 		return fmt.Errorf("body differs (-want +got):\n%s", d)
 	}
 	return nil
+}
+
+// samePath reports whether a request path stands for a recorded one.
+func samePath(want, got string) bool {
+	w := llmwire.Of(want)
+	if w == "" || w != llmwire.Of(got) {
+		return want == got
+	}
+	if w == llmwire.Gemini {
+		wm, ws, _ := llmwire.GeminiModel(want)
+		gm, gs, _ := llmwire.GeminiModel(got)
+		return wm == gm && ws == gs
+	}
+	return true
 }
 
 // Exchanges returns a Provider's exchanges as it serves them, for callers

@@ -294,7 +294,7 @@ func TestProviderMismatchAndUnused(t *testing.T) {
 		t.Errorf("got %d %s", resp.StatusCode, msg)
 	}
 	err = p.Check()
-	for _, want := range []string{`request 1 does not match exchange 1 (line 3)`, `string("m2")`, "exchange 2 of 2 (POST https://llm.example/v1/chat/completions, line 3) was never requested"} {
+	for _, want := range []string{`request 1 does not match exchange 1 (line 3)`, `string("m2")`, "exchange 2 of 2 (POST https://llm.example/v1/chat/completions, OpenAI Chat Completions, line 3) was never requested"} {
 		if err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("Check() = %v\nwant it to contain %q", err, want)
 		}

@@ -31,7 +31,7 @@ func benchScript(n int) Script {
 
 func chunksPerTurn() int {
 	t := benchTurn(0)
-	return len(planChunks(&t, 0, t.Plan.over(Plan{}), &Usage{}))
+	return len(planChunks(&t, 0, t.Plan.over(Plan{}), &Usage{}, false))
 }
 
 func BenchmarkModelStream(b *testing.B) {

@@ -64,9 +64,10 @@ func mix(seed uint64, turn, slot int) uint64 {
 	return x ^ x>>29
 }
 
-// plan builds the chunks of turn ti under plan p, ending with the finish
-// chunk and, if usage is not nil, a usage chunk.
-func planChunks(t *Turn, ti int, p Plan, usage *Usage) []Chunk {
+// planChunks builds the chunks of turn ti under plan p, ending with the
+// finish chunk and, if usage is not nil, a usage chunk. wholeArgs keeps
+// each call's arguments in one delta, for a wire that sends calls whole.
+func planChunks(t *Turn, ti int, p Plan, usage *Usage, wholeArgs bool) []Chunk {
 	var reasoning, text []Chunk
 	for _, f := range p.Split.Cut(t.Reasoning, mix(p.Seed, ti, slotReasoning)) {
 		if f == "" {
@@ -91,7 +92,10 @@ func planChunks(t *Turn, ti int, p Plan, usage *Usage) []Chunk {
 		}
 		calls[n] = append(calls[n], Chunk{Call: &CallDelta{Index: idx, ID: id, Name: c.Name}})
 		frags := c.Fragments
-		if len(frags) == 0 {
+		switch {
+		case wholeArgs && c.args() != "":
+			frags = []string{c.args()}
+		case len(frags) == 0:
 			frags = p.Split.Cut(c.args(), mix(p.Seed, ti, n))
 		}
 		for _, f := range frags {
@@ -238,4 +242,49 @@ func schedule(out []Chunk, o Order, cs []Call, ti int, reasoning, text []Chunk, 
 		out = append(out, text[nt:]...) // empty unless Order.Text is after
 	}
 	return out
+}
+
+// slotOf returns the stream a chunk belongs to: slotReasoning, slotText,
+// a call's index, or slotEnd for the finish and usage chunks.
+func slotOf(a *answer, c *Chunk) int {
+	switch c.kind() {
+	case kindReasoning:
+		return slotReasoning
+	case kindText:
+		return slotText
+	case kindCall:
+		if c.Call.Index >= 0 {
+			return c.Call.Index
+		}
+		for n, call := range a.t.Calls {
+			if call.callID(a.turn, n) == c.Call.ID {
+				return n
+			}
+		}
+	}
+	return slotEnd
+}
+
+const slotEnd = -3
+
+// lastChunks returns the index of the last chunk of each stream.
+func lastChunks(a *answer) map[int]int {
+	last := make(map[int]int, len(a.t.Calls)+2)
+	for i := range a.chunks {
+		last[slotOf(a, &a.chunks[i])] = i
+	}
+	return last
+}
+
+// slotOrder returns the streams of an answer in the order they start.
+func slotOrder(a *answer) []int {
+	var order []int
+	seen := map[int]bool{slotEnd: true}
+	for i := range a.chunks {
+		if s := slotOf(a, &a.chunks[i]); !seen[s] {
+			seen[s] = true
+			order = append(order, s)
+		}
+	}
+	return order
 }

@@ -16,8 +16,10 @@
 //   - identification: OpenAI's (index on every delta, id and name on the
 //     first), id on every delta, or no index at all;
 //   - timing on an injectable [Clock] (the default virtual clock never
-//     sleeps), and faults: an HTTP error status with a provider-shaped
-//     body, a dropped connection, a malformed chunk, a stall.
+//     sleeps), and faults: an HTTP error status with the provider's error
+//     body, an error event mid-stream, a dropped connection, a malformed
+//     chunk, a stall; once, N times in a row, or on every request, so
+//     that a client's retries meet it.
 //
 // # Two ways into an agent
 //
@@ -28,19 +30,66 @@
 //	for chunk, err := range stream { ... }
 //	err = m.Check() // turns left unused, unexpected requests, failed expectations
 //
-// An agent in any language points its OpenAI client at a [Server]:
+// An agent in any language points its LLM client at a [Server]:
 //
 //	srv := scripted.NewServer(script) // http://127.0.0.1:PORT/v1
 //	defer srv.Close()
 //	// run the agent with base URL srv.URL, then:
 //	err := srv.Check()
 //
-// The server speaks POST /v1/chat/completions, streaming
-// (chat.completion.chunk events ending with "data: [DONE]",
-// stream_options.include_usage honoured) and not, and GET /v1/models.
-// Malformed requests get a 400 in the provider's error shape. [Model.Handler]
-// mounts the same endpoints in a server of one's own. From the shell,
-// "aguitest llm serve SCRIPT" serves a script file.
+// [Model.Handler] mounts the same endpoints in a server of one's own. From
+// the shell, "aguitest llm serve SCRIPT" serves a script file.
+//
+// # Provider wires
+//
+// One server serves the script on every wire at once, chosen by how the
+// request path ends, so that one base URL works for every client:
+//
+//	OpenAI Chat Completions  POST …/chat/completions   chat.completion.chunk events, "data: [DONE]"
+//	OpenAI Responses         POST …/responses          response.created … response.completed, sequence numbers
+//	Anthropic Messages       POST …/messages           message_start, content_block_*, message_delta, message_stop, ping
+//	Gemini                   POST …/models/{m}:streamGenerateContent?alt=sse (a JSON array without alt=sse)
+//	                         POST …/models/{m}:generateContent (under /v1beta or /v1)
+//
+// each streaming and not, with the event names, fields, id formats
+// (call_…, toolu_…, fc_…, msg_…, resp_…) and headers of the provider. A
+// turn means the same on every wire: reasoning is Chat's
+// reasoning_content, a Responses reasoning summary, an Anthropic thinking
+// block with its signature, Gemini thought parts; each stream of the plan
+// (reasoning, text, each call) is a Responses output item or an Anthropic
+// content block, started at its first delta and finished after its last,
+// so that interleaving plans interleave items and blocks by output_index
+// and index. A plan a wire cannot express is an error naming the wire
+// and the turn, answered to the client and reported by Check, never
+// quietly dropped: Anthropic deltas carry only the block index (ids
+// "first" only); Responses events always carry the item (no "no-index");
+// Gemini sends each call whole in its own part, with its id (its
+// arguments are not cut, calls do not interleave, explicit argument
+// fragments cannot be sent). [Script.ValidateWire] finds those turns
+// before any request.
+//
+// Faults take each provider's shape: the OpenAI error object, Anthropic's
+// {"type":"error",...} (429 rate_limit_error with retry-after, 529
+// overloaded_error), Gemini's {"error":{"status":"RESOURCE_EXHAUSTED",...}}
+// with a RetryInfo detail; mid-stream, Anthropic's "error" event,
+// Responses' "error" and "response.failed", an {"error":...} chunk on Chat
+// Completions and Gemini.
+//
+// Every request is read into one neutral [Request] (system, messages with
+// tool calls and one tool message per result, tools, model, options, and
+// the raw body), so that [Expect], [Model.Requests] and a test's checks
+// read the same on every wire; [Model.LogRequests] writes them as JSON
+// Lines. The Responses wire keeps what it answered, as OpenAI stores
+// responses, so that item_reference items and previous_response_id read
+// back. A conversation the real provider would refuse gets its 400 with
+// its own error text, uses no turn, and is reported by Check: a tool
+// result whose call is not in the assistant turn before it, a call left
+// without a result (OpenAI's "messages with role 'tool' must be a
+// response to a preceeding message with 'tool_calls'", Anthropic's
+// "unexpected `tool_use_id` found in `tool_result` blocks", Gemini's
+// "function response turn comes immediately after a function call
+// turn"), unknown roles. Anthropic combines consecutive turns of one role
+// before checking, as its API does.
 //
 // # Strict by default
 //
@@ -108,9 +157,10 @@
 //	      tool_results: [a, call_1_2]
 //	    text: Paris 18°C, Rome 24°C.
 //	    usage: {prompt_tokens: 120, completion_tokens: 9}
-//	  - fault: {kind: status, status: 429, retry_after: "2"}
+//	  - fault: {kind: status, status: 429, retry_after: "2", times: 2}  # both retries too
 //	  - text: Retried.
-//	    fault: {kind: disconnect, after: 3}   # also: malformed, stall
+//	    fault: {kind: disconnect, after: 3}   # also: error, malformed, stall
+//	  - fault: {kind: status, status: 529, always: true}  # every later request
 //
 // A call's id, when not given, is call_<turn>_<n> counted from 1; the
 // arguments must be JSON unless raw: true, and default to {}.

@@ -23,7 +23,7 @@ func TestDocExample(t *testing.T) {
 	if err != nil {
 		t.Fatalf("%v\n%s", err, yaml.String())
 	}
-	if len(s.Turns) != 4 {
-		t.Errorf("%d turns, want 4", len(s.Turns))
+	if len(s.Turns) != 5 {
+		t.Errorf("%d turns, want 5", len(s.Turns))
 	}
 }

@@ -2,6 +2,7 @@ package scripted
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -21,6 +22,23 @@ var (
 	// stream goes on after it.
 	ErrMalformed = errors.New("scripted: malformed chunk")
 )
+
+// A StreamError is the error event a turn with a FaultError sends part way
+// through its stream; the stream ends with it.
+type StreamError struct {
+	// Turn is the index of the turn in the script's Turns, from 0; the
+	// message numbers turns from 1, as every message does.
+	Turn int
+	// Status is the HTTP status the error stands for (500 by default).
+	Status int
+	// Body is the provider-shaped error JSON.
+	Body []byte
+}
+
+// Error describes the error event.
+func (e *StreamError) Error() string {
+	return fmt.Sprintf("scripted: turn %d: error event mid-stream (status %d): %s", e.Turn+1, e.Status, e.Body)
+}
 
 // A StatusError is the answer of a turn with a FaultStatus: the request
 // failed with an HTTP error status.
@@ -53,9 +71,13 @@ type Model struct {
 	clock  Clock
 
 	mu       sync.Mutex
-	next     int
+	next     int // the turn answering the next request
+	served   int // requests turn next has answered (a repeating fault)
 	requests []Request
 	errs     []error
+	log      io.Writer
+	logErr   error
+	store    responseStore
 }
 
 // NewModel returns a model that answers with the turns of s, in order.
@@ -75,35 +97,98 @@ func NewModel(s Script) *Model {
 // An answer is a turn ready to be sent.
 type answer struct {
 	turn   int
+	t      *Turn
 	plan   Plan
 	chunks []Chunk
 	fault  *Fault
 	usage  Usage
+	model  string // the model name to report
+	req    Request
+	extra  any // what the wire's decoder kept for the answer
 }
 
 // take records req and returns the next turn's answer, or an error (a
-// request beyond the script, or one that fails the turn's Expect).
-// The chunks end with a usage chunk.
+// request beyond the script, one that fails the turn's Expect, or a turn
+// the request's wire cannot express). The chunks end with a usage chunk.
 func (m *Model) take(req Request) (*answer, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	m.requests = append(m.requests, req)
+	m.record(req)
+	n := len(m.requests) - 1
 	if m.next >= len(m.script.Turns) {
-		err := fmt.Errorf("request %d is unexpected: the script has %s%s", len(m.requests), words.Count(len(m.script.Turns), "turn", "turns"), lastUser(req))
+		err := fmt.Errorf("request %d is unexpected: the script has %s%s", n+1, words.Count(len(m.script.Turns), "turn", "turns"), lastUser(req))
 		m.errs = append(m.errs, err)
 		return nil, err
 	}
 	i := m.next
-	m.next++
 	t := &m.script.Turns[i]
+	m.served++
+	if k := t.Fault.times(); t.Fault == nil || k >= 0 && m.served >= k {
+		m.next++
+		m.served = 0
+	}
 	if err := t.Expect.match(&req); err != nil {
 		err = fmt.Errorf("%sturn %d: %w", m.script.where(i), i+1, err)
 		m.errs = append(m.errs, err)
 		return nil, err
 	}
 	p := t.Plan.over(m.script.Plan)
+	if req.Wire != "" {
+		if err := t.expressible(req.Wire, p, i, req.Stream); err != nil {
+			err = fmt.Errorf("%sturn %d: %w", m.script.where(i), i+1, err)
+			m.errs = append(m.errs, err)
+			return nil, err
+		}
+	}
 	u := estimate(t, &req)
-	return &answer{turn: i, plan: p, chunks: planChunks(t, i, p, &u), fault: t.Fault, usage: u}, nil
+	a := &answer{turn: i, t: t, plan: p, chunks: planChunks(t, i, p, &u, req.Wire == WireGemini), fault: t.Fault, usage: u, req: req}
+	a.model = m.modelName(&req)
+	return a, nil
+}
+
+// reject records a request the server refused before it reached the
+// script (one the real provider would refuse).
+func (m *Model) reject(req Request, err error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	req.Error = err.Error()
+	m.record(req)
+	m.errs = append(m.errs, fmt.Errorf("request %d (%s) was refused as the provider would refuse it: %w", len(m.requests), req.Wire, err))
+}
+
+// record keeps req and logs it; m.mu is held.
+func (m *Model) record(req Request) {
+	m.requests = append(m.requests, req)
+	if m.log != nil && m.logErr == nil {
+		b, err := json.Marshal(req)
+		if err == nil {
+			_, err = m.log.Write(append(b, '\n'))
+		}
+		if err != nil {
+			m.logErr = fmt.Errorf("writing the request log: %w", err)
+		}
+	}
+}
+
+// LogRequests makes m write every request it receives from now on to w,
+// one JSON object per line as it arrives: the wire, the neutral form
+// (model, system, messages, tools, options) and the raw body (see
+// [Request.MarshalJSON]). A write error stops the log and is reported by
+// Check. Call it before the first request.
+func (m *Model) LogRequests(w io.Writer) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.log = w
+}
+
+func (m *Model) modelName(req *Request) string {
+	switch {
+	case m.script.Model != "":
+		return m.script.Model
+	case req != nil && req.Model != "":
+		return req.Model
+	}
+	return "scripted"
 }
 
 func lastUser(req Request) string {
@@ -160,7 +245,7 @@ func (m *Model) Stream(ctx context.Context, req Request) (iter.Seq2[Chunk, error
 		return nil, err
 	}
 	if f := a.fault; f != nil && f.Kind == FaultStatus {
-		return nil, &StatusError{Turn: a.turn, Status: f.Status, RetryAfter: f.RetryAfter, Body: f.errorBody()}
+		return nil, &StatusError{Turn: a.turn, Status: f.Status, RetryAfter: f.RetryAfter, Body: f.errorBody(WireChat)}
 	}
 	return func(yield func(Chunk, error) bool) {
 		for i := 0; i <= len(a.chunks); i++ {
@@ -168,6 +253,9 @@ func (m *Model) Stream(ctx context.Context, req Request) (iter.Seq2[Chunk, error
 				switch f.Kind {
 				case FaultDisconnect:
 					yield(Chunk{}, ErrDisconnect)
+					return
+				case FaultError:
+					yield(Chunk{}, &StreamError{Turn: a.turn, Status: f.wireError(WireChat).Status, Body: f.errorBody(WireChat)})
 					return
 				case FaultStall:
 					<-ctx.Done()
@@ -204,10 +292,14 @@ func (m *Model) Requests() []Request {
 	return append([]Request(nil), m.requests...)
 }
 
-// Used returns how many turns have been taken.
+// Used returns how many turns have been taken (a turn whose fault repeats
+// counts once it answered a request).
 func (m *Model) Used() int {
 	m.mu.Lock()
 	defer m.mu.Unlock()
+	if m.served > 0 {
+		return m.next + 1
+	}
 	return m.next
 }
 
@@ -218,7 +310,18 @@ func (m *Model) Check() error {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	errs := append([]error(nil), m.errs...)
-	for i := m.next; i < len(m.script.Turns); i++ {
+	if m.logErr != nil {
+		errs = append(errs, m.logErr)
+	}
+	first := m.next
+	if first < len(m.script.Turns) && m.served > 0 {
+		// A repeating fault that answered fewer requests than it should.
+		if f := m.script.Turns[first].Fault; f.times() > 0 {
+			errs = append(errs, fmt.Errorf("%sturn %d: its fault answered %d of %s (the client retried fewer times)", m.script.where(first), first+1, m.served, words.Count(f.times(), "request", "requests")))
+		}
+		first++
+	}
+	for i := first; i < len(m.script.Turns); i++ {
 		errs = append(errs, fmt.Errorf("%sturn %d was never used: %s for %s", m.script.where(i), i+1,
 			words.Count(len(m.requests), "request", "requests"), words.Count(len(m.script.Turns), "turn", "turns")))
 	}

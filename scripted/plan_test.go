@@ -79,7 +79,7 @@ func FuzzCut(f *testing.F) {
 func order(p Plan, turn Turn) string {
 	p = p.over(Plan{})
 	var b strings.Builder
-	for _, c := range planChunks(&turn, 0, p, nil) {
+	for _, c := range planChunks(&turn, 0, p, nil, false) {
 		switch {
 		case c.Reasoning != "":
 			b.WriteString("r")

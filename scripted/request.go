@@ -2,36 +2,65 @@ package scripted
 
 import (
 	"encoding/json"
-	"errors"
 	"fmt"
 	"slices"
 	"strings"
 )
 
-// A Request is what an agent asks the model: the conversation so far and
-// the tools it offers. A Go agent fills it; the [Server] decodes it from
-// the OpenAI chat completions request body.
+// A Request is what an agent asks the model, in one neutral form whatever
+// the wire: the conversation so far and the tools it offers. A Go agent
+// fills it; the [Server] reads it from the request body of each wire, so
+// that an [Expect] and a test's checks read the same on every wire.
 type Request struct {
-	Model    string
+	// Wire is the wire the request came on; "" for the Go-native model.
+	Wire Wire
+	// Model is the model asked for (from the body, or from the path on
+	// Gemini).
+	Model string
+	// System is the system prompt: the text of the system and developer
+	// messages (Chat Completions, Responses), "instructions" (Responses),
+	// "system" (Anthropic) or "systemInstruction" (Gemini), joined by blank
+	// lines. On the wires that carry it outside the messages, it is also
+	// the first of Messages, with the role "system", so that messages are
+	// counted alike on every wire.
+	System string
+	// Messages is the conversation: system, user, assistant (text, its
+	// reasoning and its tool calls) and tool messages (one per tool
+	// result, whatever the wire groups them in).
 	Messages []Message
-	Tools    []Tool
+	// Tools are the tools offered.
+	Tools []Tool
 	// Stream and IncludeUsage mirror "stream" and
-	// "stream_options.include_usage". The Go-native stream ignores them.
+	// "stream_options.include_usage" (Gemini: the streamGenerateContent
+	// method). The Go-native stream ignores them.
 	Stream       bool
 	IncludeUsage bool
+	// Options holds the body's other top-level fields as sent
+	// (temperature, max_tokens, thinking, tool_choice, generationConfig, ...).
+	Options map[string]json.RawMessage
 	// Body is the raw request body, when the request came over HTTP.
 	Body json.RawMessage
+	// Error says why the server refused the request as the provider
+	// would (a 400 with the provider's own error text), or is empty.
+	Error string
 }
 
 // A Message is one message of the conversation.
 type Message struct {
 	// Role is system, developer, user, assistant or tool.
 	Role string
-	// Content is the text; for content given as parts, the text parts
-	// joined.
+	// Content is the text; for content given as parts or blocks, the
+	// text parts joined.
 	Content string
+	// Reasoning is the reasoning an assistant message carries back
+	// (Anthropic thinking, Responses reasoning summaries, Gemini
+	// thoughts).
+	Reasoning string
 	// ToolCallID is the call a tool message answers.
 	ToolCallID string
+	// Name is the tool's name of a tool message, when the wire says it
+	// (Gemini's functionResponse).
+	Name string
 	// Calls are the tool calls of an assistant message.
 	Calls []Call
 }
@@ -44,6 +73,74 @@ type Tool struct {
 	Parameters json.RawMessage
 }
 
+// requestJSON is the JSON shape of a Request (see MarshalJSON).
+type requestJSON struct {
+	Wire         Wire                       `json:"wire,omitempty"`
+	Model        string                     `json:"model,omitempty"`
+	System       string                     `json:"system,omitempty"`
+	Messages     []messageJSON              `json:"messages"`
+	Tools        []toolJSON                 `json:"tools,omitempty"`
+	Stream       bool                       `json:"stream,omitempty"`
+	IncludeUsage bool                       `json:"include_usage,omitempty"`
+	Options      map[string]json.RawMessage `json:"options,omitempty"`
+	Error        string                     `json:"error,omitempty"`
+	Raw          json.RawMessage            `json:"raw,omitempty"`
+	RawText      string                     `json:"raw_text,omitempty"`
+}
+
+type messageJSON struct {
+	Role       string     `json:"role"`
+	Content    string     `json:"content,omitempty"`
+	Reasoning  string     `json:"reasoning,omitempty"`
+	ToolCallID string     `json:"tool_call_id,omitempty"`
+	Name       string     `json:"name,omitempty"`
+	Calls      []callJSON `json:"calls,omitempty"`
+}
+
+type callJSON struct {
+	ID   string `json:"id,omitempty"`
+	Name string `json:"name"`
+	Args string `json:"args"`
+}
+
+type toolJSON struct {
+	Name        string          `json:"name"`
+	Description string          `json:"description,omitempty"`
+	Parameters  json.RawMessage `json:"parameters,omitempty"`
+}
+
+// MarshalJSON writes the request as one JSON object: "wire", "model",
+// "system", "messages" (role, content, reasoning, tool_call_id, name,
+// calls with id, name and args), "tools", "stream", "options", "error",
+// and the body as "raw" (or "raw_text" when it is not JSON). This is the
+// line "aguitest llm serve --requests" and [Model.LogRequests] write.
+func (r Request) MarshalJSON() ([]byte, error) {
+	j := requestJSON{Wire: r.Wire, Model: r.Model, System: r.System, Messages: []messageJSON{},
+		Stream: r.Stream, IncludeUsage: r.IncludeUsage, Options: r.Options, Error: r.Error}
+	for _, m := range r.Messages {
+		mj := messageJSON{Role: m.Role, Content: m.Content, Reasoning: m.Reasoning, ToolCallID: m.ToolCallID, Name: m.Name}
+		for _, c := range m.Calls {
+			mj.Calls = append(mj.Calls, callJSON{c.ID, c.Name, c.Args})
+		}
+		j.Messages = append(j.Messages, mj)
+	}
+	for _, t := range r.Tools {
+		tj := toolJSON{Name: t.Name, Description: t.Description}
+		if json.Valid(t.Parameters) {
+			tj.Parameters = t.Parameters
+		}
+		j.Tools = append(j.Tools, tj)
+	}
+	if len(r.Body) > 0 {
+		if json.Valid(r.Body) {
+			j.Raw = r.Body
+		} else {
+			j.RawText = string(r.Body)
+		}
+	}
+	return json.Marshal(j)
+}
+
 // Expect states what a request must contain for a turn to answer it. The
 // zero Expect accepts any request.
 type Expect struct {
@@ -51,7 +148,9 @@ type Expect struct {
 	Messages int `yaml:"messages,omitempty" json:"messages,omitempty"`
 	// LastUser must occur in the content of the last user message.
 	LastUser string `yaml:"last_user,omitempty" json:"last_user,omitempty"`
-	// ToolResults are call ids each answered by a tool message.
+	// ToolResults are call ids each answered by a tool message. A default
+	// id (call_<turn>_<n>) also matches its form on the request's wire
+	// (toolu_<turn>_<n> on Anthropic).
 	ToolResults []string `yaml:"tool_results,omitempty" json:"tool_results,omitempty"`
 	// Tools are tool names that must be offered.
 	Tools []string `yaml:"tools,omitempty" json:"tools,omitempty"`
@@ -101,7 +200,7 @@ func (e *Expect) match(req *Request) error {
 				ids = append(ids, m.ToolCallID)
 			}
 		}
-		if !subset(e.ToolResults, ids) {
+		if !subsetFunc(e.ToolResults, ids, func(want, got string) bool { return sameCallID(req.Wire, want, got) }) {
 			diffs = append(diffs, fmt.Sprintf("tool_results: got %s, want %s among them", jsonList(ids), jsonList(e.ToolResults)))
 		}
 	}
@@ -126,6 +225,16 @@ func jsonList(ss []string) string {
 	return string(b)
 }
 
+// subsetFunc is subset with an equality of its own.
+func subsetFunc(want, got []string, eq func(want, got string) bool) bool {
+	for _, w := range want {
+		if !slices.ContainsFunc(got, func(g string) bool { return eq(w, g) }) {
+			return false
+		}
+	}
+	return true
+}
+
 func subset(want, got []string) bool {
 	for _, w := range want {
 		if !slices.Contains(got, w) {
@@ -133,95 +242,4 @@ func subset(want, got []string) bool {
 		}
 	}
 	return true
-}
-
-// wireRequest is the part of an OpenAI chat completions request we read.
-type wireRequest struct {
-	Model         string        `json:"model"`
-	Messages      []wireMessage `json:"messages"`
-	Tools         []wireTool    `json:"tools"`
-	Stream        bool          `json:"stream"`
-	StreamOptions *struct {
-		IncludeUsage bool `json:"include_usage"`
-	} `json:"stream_options"`
-}
-
-type wireMessage struct {
-	Role       string          `json:"role"`
-	Content    json.RawMessage `json:"content"`
-	ToolCallID string          `json:"tool_call_id"`
-	ToolCalls  []struct {
-		ID       string `json:"id"`
-		Function struct {
-			Name      string `json:"name"`
-			Arguments string `json:"arguments"`
-		} `json:"function"`
-	} `json:"tool_calls"`
-}
-
-type wireTool struct {
-	Type     string `json:"type"`
-	Function struct {
-		Name        string          `json:"name"`
-		Description string          `json:"description"`
-		Parameters  json.RawMessage `json:"parameters"`
-	} `json:"function"`
-}
-
-// decodeRequest reads an OpenAI chat completions request body.
-func decodeRequest(body []byte) (Request, error) {
-	var w wireRequest
-	if err := json.Unmarshal(body, &w); err != nil {
-		return Request{}, fmt.Errorf("request body is not a valid chat completions request: %v", err)
-	}
-	if len(w.Messages) == 0 {
-		return Request{}, errors.New("'messages' must be a non-empty array")
-	}
-	req := Request{Model: w.Model, Stream: w.Stream, Body: body}
-	if w.StreamOptions != nil {
-		req.IncludeUsage = w.StreamOptions.IncludeUsage
-	}
-	for i, m := range w.Messages {
-		if m.Role == "" {
-			return Request{}, fmt.Errorf("messages[%d]: 'role' is missing", i)
-		}
-		content, err := contentText(m.Content)
-		if err != nil {
-			return Request{}, fmt.Errorf("messages[%d].content: %v", i, err)
-		}
-		msg := Message{Role: m.Role, Content: content, ToolCallID: m.ToolCallID}
-		for _, tc := range m.ToolCalls {
-			msg.Calls = append(msg.Calls, Call{ID: tc.ID, Name: tc.Function.Name, Args: tc.Function.Arguments})
-		}
-		req.Messages = append(req.Messages, msg)
-	}
-	for _, t := range w.Tools {
-		req.Tools = append(req.Tools, Tool{Name: t.Function.Name, Description: t.Function.Description, Parameters: t.Function.Parameters})
-	}
-	return req, nil
-}
-
-// contentText accepts a string, null, or an array of content parts.
-func contentText(raw json.RawMessage) (string, error) {
-	if len(raw) == 0 || string(raw) == "null" {
-		return "", nil
-	}
-	var s string
-	if err := json.Unmarshal(raw, &s); err == nil {
-		return s, nil
-	}
-	var parts []struct {
-		Type string `json:"type"`
-		Text string `json:"text"`
-	}
-	if err := json.Unmarshal(raw, &parts); err != nil {
-		return "", errors.New("want a string or an array of content parts")
-	}
-	var b strings.Builder
-	for _, p := range parts {
-		if p.Type == "text" {
-			b.WriteString(p.Text)
-		}
-	}
-	return b.String(), nil
 }

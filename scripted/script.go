@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"time"
+
+	"github.com/aguitest/aguitest/internal/llmwire"
 )
 
 // A Script is what the fake model answers, one [Turn] per request, in order.
@@ -94,9 +96,14 @@ type FaultKind string
 
 // The fault kinds.
 const (
-	// FaultStatus answers with an HTTP error status and a provider-shaped
-	// error body instead of a stream.
+	// FaultStatus answers with an HTTP error status and the wire's error
+	// body instead of a stream.
 	FaultStatus FaultKind = "status"
+	// FaultError sends Fault.After chunks and then the wire's error event
+	// and ends the stream: Anthropic's "error" event, Responses' "error"
+	// and "response.failed", an {"error":...} chunk on Chat Completions
+	// and Gemini. A request that does not stream gets an HTTP error.
+	FaultError FaultKind = "error"
 	// FaultDisconnect drops the connection after Fault.After chunks.
 	FaultDisconnect FaultKind = "disconnect"
 	// FaultMalformed sends a chunk that is not valid JSON after
@@ -108,74 +115,85 @@ const (
 )
 
 // A Fault makes a turn fail.
+//
+// A fault answers one request, Times requests in a row, or with Always
+// every request from then on, so that a client that retries meets it on
+// every attempt. The turn is used up once its fault has answered Times
+// requests; the next request gets the next turn.
 type Fault struct {
 	Kind FaultKind `yaml:"kind" json:"kind"`
 
-	// Status is the HTTP status of a FaultStatus (e.g. 429, 500, 400).
+	// Status is the HTTP status of a FaultStatus (e.g. 429, 500, 529), or
+	// of the error a FaultError reports (when zero: 500, and on
+	// Anthropic 529, overloaded_error).
 	Status int `yaml:"status,omitempty" json:"status,omitempty"`
-	// RetryAfter is the Retry-After header of a FaultStatus, if not empty.
+	// RetryAfter is the Retry-After header of a FaultStatus, if not empty
+	// (seconds). On Gemini, which sends no such header, it becomes the
+	// retryDelay of a google.rpc.RetryInfo detail.
 	RetryAfter string `yaml:"retry_after,omitempty" json:"retry_after,omitempty"`
-	// Message, Type and Code fill the provider-shaped error body
-	// {"error":{"message":...,"type":...,"param":null,"code":...}}.
-	// Empty fields get values typical of Status.
+	// Message, Type and Code fill the wire's error body. Type is the
+	// OpenAI error type, Anthropic's error.type ("overloaded_error") or
+	// Gemini's status ("RESOURCE_EXHAUSTED"); Code is OpenAI's error code.
+	// Empty fields get the values the provider sends with Status.
 	Message string `yaml:"message,omitempty" json:"message,omitempty"`
 	Type    string `yaml:"type,omitempty" json:"type,omitempty"`
 	Code    string `yaml:"code,omitempty" json:"code,omitempty"`
 	// Body, if not empty, is sent verbatim instead of the error JSON.
 	Body string `yaml:"body,omitempty" json:"body,omitempty"`
 
-	// After is the number of chunks sent before a disconnect, malformed
-	// chunk or stall.
+	// After is the number of chunks sent before an error event,
+	// disconnect, malformed chunk or stall.
 	After int `yaml:"after,omitempty" json:"after,omitempty"`
 	// Data is the payload of the malformed chunk; empty means a truncated
-	// chunk object.
+	// chunk of the wire.
 	Data string `yaml:"data,omitempty" json:"data,omitempty"`
+
+	// Times is how many requests in a row the fault answers; 0 means 1.
+	Times int `yaml:"times,omitempty" json:"times,omitempty"`
+	// Always makes the fault answer every request from then on; only the
+	// last turn may have it.
+	Always bool `yaml:"always,omitempty" json:"always,omitempty"`
 }
 
-// errorBody returns the provider-shaped error JSON of a status fault.
-func (f *Fault) errorBody() []byte {
+// times returns how many requests the fault answers; -1 means all.
+func (f *Fault) times() int {
+	switch {
+	case f == nil:
+		return 1
+	case f.Always:
+		return -1
+	case f.Times > 0:
+		return f.Times
+	}
+	return 1
+}
+
+// wireError returns the fault's error for wire w.
+func (f *Fault) wireError(w Wire) llmwire.Error {
+	status := f.Status
+	switch {
+	case status != 0:
+	case w == WireAnthropic:
+		status = 529 // what Anthropic's streams fail with, overloaded_error
+	default:
+		status = 500
+	}
+	e := llmwire.Error{Status: status, Message: f.Message, Type: f.Type, Code: f.Code}
+	if e.Code == "" {
+		e.Code = llmwire.DefaultCode(llmwire.Wire(w), status)
+	}
+	if w == WireGemini && f.RetryAfter != "" {
+		e.RetryDelay = f.RetryAfter + "s"
+	}
+	return e.Default(llmwire.Wire(w))
+}
+
+// errorBody returns the wire's error JSON of a status or error fault.
+func (f *Fault) errorBody(w Wire) []byte {
 	if f.Body != "" {
 		return []byte(f.Body)
 	}
-	msg, typ, code := f.Message, f.Type, f.Code
-	dm, dt, dc := defaultError(f.Status)
-	if msg == "" {
-		msg = dm
-	}
-	if typ == "" {
-		typ = dt
-	}
-	if code == "" {
-		code = dc
-	}
-	return providerError(msg, typ, code)
-}
-
-func defaultError(status int) (msg, typ, code string) {
-	switch {
-	case status == 429:
-		return "Rate limit reached for requests. Please try again later.", "requests", "rate_limit_exceeded"
-	case status == 401:
-		return "Incorrect API key provided.", "invalid_request_error", "invalid_api_key"
-	case status >= 500:
-		return "The server had an error while processing your request.", "server_error", "server_error"
-	default:
-		return "The request is invalid.", "invalid_request_error", "invalid_request"
-	}
-}
-
-// providerError renders the OpenAI error shape.
-func providerError(msg, typ, code string) []byte {
-	type body struct {
-		Message string  `json:"message"`
-		Type    string  `json:"type"`
-		Param   *string `json:"param"`
-		Code    string  `json:"code"`
-	}
-	b, _ := json.Marshal(struct {
-		Error body `json:"error"`
-	}{body{msg, typ, nil, code}})
-	return b
+	return f.wireError(w).Body(llmwire.Wire(w))
 }
 
 // Duration is a time.Duration written as "250ms" or "1.5s" in files.
@@ -287,6 +305,9 @@ func (s *Script) Validate() error {
 			if err := t.Fault.validate(); err != nil {
 				fail("fault: %v", err)
 			}
+			if t.Fault.Always && i != len(s.Turns)-1 {
+				fail("fault: always answers every later request, so it must be on the last turn")
+			}
 		}
 		if err := t.Expect.validate(); err != nil {
 			fail("expect: %v", err)
@@ -309,17 +330,30 @@ func (f *Fault) validate() error {
 		if f.Status < 400 || f.Status > 599 {
 			return fmt.Errorf("status %d: want an HTTP error status 400-599", f.Status)
 		}
+	case FaultError:
+		if f.Status != 0 && (f.Status < 400 || f.Status > 599) {
+			return fmt.Errorf("status %d: want an HTTP error status 400-599", f.Status)
+		}
+		if f.RetryAfter != "" {
+			return fmt.Errorf("kind %s takes no retry_after", f.Kind)
+		}
 	case FaultDisconnect, FaultMalformed, FaultStall:
 		if f.Status != 0 || f.RetryAfter != "" {
 			return fmt.Errorf("kind %s takes no status or retry_after", f.Kind)
 		}
 	case "":
-		return errors.New("kind is missing: want status, disconnect, malformed or stall")
+		return errors.New("kind is missing: want status, error, disconnect, malformed or stall")
 	default:
-		return fmt.Errorf("unknown kind %q: want status, disconnect, malformed or stall", f.Kind)
+		return fmt.Errorf("unknown kind %q: want status, error, disconnect, malformed or stall", f.Kind)
 	}
 	if f.After < 0 {
 		return fmt.Errorf("after %d is negative", f.After)
+	}
+	if f.Times < 0 {
+		return fmt.Errorf("times %d is negative", f.Times)
+	}
+	if f.Always && f.Times > 0 {
+		return errors.New("always and times exclude each other")
 	}
 	return nil
 }

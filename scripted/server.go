@@ -3,25 +3,36 @@ package scripted
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net"
 	"net/http"
-	"strconv"
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/aguitest/aguitest/internal/llmwire"
 )
 
-// A Server is an OpenAI-compatible HTTP server on a loopback port that
-// answers with a script, like an httptest.Server. It serves
+// A Server is an HTTP server on a loopback port that answers with a
+// script, like an httptest.Server, on every provider wire at once:
 //
-//	POST /v1/chat/completions  streaming (SSE) and not
-//	GET  /v1/models
+//	POST …/chat/completions                 OpenAI Chat Completions
+//	POST …/responses                        OpenAI Responses
+//	POST …/messages                         Anthropic Messages
+//	POST …/models/{model}:streamGenerateContent[?alt=sse]
+//	POST …/models/{model}:generateContent   Gemini (under /v1beta or /v1)
+//	GET  …/models                           the model list (OpenAI or Anthropic shape)
 //
-// and records every request. One Server serves one conversation.
+// each streaming (server-sent events) and not, and records every request.
+// The wire is chosen by how the path ends, so the same base URL works for
+// every client, whatever path prefix it adds. One Server serves one
+// conversation, whichever wires its requests come on.
 type Server struct {
-	// URL is the base URL, http://127.0.0.1:PORT/v1, to give an OpenAI
-	// client as its base URL.
+	// URL is the base URL, http://127.0.0.1:PORT/v1. Give it to any
+	// client as its base URL: OpenAI clients append /chat/completions or
+	// /responses, Anthropic clients /v1/messages, Gemini clients
+	// /v1beta/models/...; every one of those paths is served.
 	URL string
 
 	model *Model
@@ -88,9 +99,10 @@ func (s *Server) Requests() []Request { return s.model.Requests() }
 // Expect, and unused turns; see [Model.Check].
 func (s *Server) Check() error { return s.model.Check() }
 
-// Handler returns the OpenAI-compatible HTTP handler of m, to mount in a
-// server of one's own. It serves paths ending in /chat/completions and
-// /models.
+// Handler returns the HTTP handler of m, serving every wire as [Server]
+// does, to mount in a server of one's own. It serves paths by how they
+// end (…/chat/completions, …/responses, …/messages,
+// …/models/{model}:streamGenerateContent and :generateContent, …/models).
 func (m *Model) Handler() http.Handler { return &handler{m: m} }
 
 type handler struct {
@@ -100,79 +112,144 @@ type handler struct {
 
 const maxBody = 32 << 20
 
+// A wireSpec is what the handler needs to serve one wire.
+type wireSpec struct {
+	wire Wire
+	// decode reads a request body into the neutral form, and what else
+	// the wire needs to answer it; a body the provider could not read, or
+	// a conversation it refuses, gets its 400.
+	decode func(m *Model, body []byte, r *http.Request) (Request, any, *llmwire.Error)
+	// check returns the provider's 400 for a conversation it refuses.
+	check func(req *Request) *llmwire.Error
+	// encoder returns the streaming encoder of an answer.
+	encoder func(a *answer) streamEncoder
+	// complete renders the answer of a request that does not stream.
+	complete func(a *answer) []byte
+	// header sets the provider's response headers (request ids).
+	header func(h http.Header, a *answer)
+	// taken, if set, sees every answer the wire gives.
+	taken func(m *Model, a *answer)
+}
+
+// A streamEncoder writes an answer's chunks as a wire's events, appending
+// to a reused buffer.
+type streamEncoder interface {
+	// chunk appends the events of chunk i (maybe none).
+	chunk(b []byte, a *answer, i int) []byte
+	// end appends what follows the last chunk.
+	end(b []byte, a *answer) []byte
+	// fail appends the wire's error event, which ends the stream.
+	fail(b []byte, a *answer, f *Fault) []byte
+	// malformed appends an event whose data is not valid JSON.
+	malformed(b []byte, a *answer, f *Fault) []byte
+}
+
+var wireSpecs = map[Wire]*wireSpec{}
+
+func init() {
+	for _, s := range []*wireSpec{chatWire, responsesWire, anthropicWire, geminiWire} {
+		wireSpecs[s.wire] = s
+	}
+}
+
 func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	switch {
-	case strings.HasSuffix(r.URL.Path, "/chat/completions"):
+	if wire := Wire(llmwire.Of(r.URL.Path)); wire != "" {
 		if r.Method != http.MethodPost {
-			writeError(w, http.StatusMethodNotAllowed, "Use POST for /chat/completions.", "invalid_request_error", "method_not_allowed")
+			writeWireError(w, wire, llmwire.Error{Status: http.StatusMethodNotAllowed, Message: "Use POST for " + r.URL.Path + ".", Type: "invalid_request_error", Code: "method_not_allowed"})
 			return
 		}
-		h.chat(w, r)
-	case strings.HasSuffix(r.URL.Path, "/models"):
+		h.serve(w, r, wireSpecs[wire])
+		return
+	}
+	if strings.HasSuffix(r.URL.Path, "/models") {
 		if r.Method != http.MethodGet {
-			writeError(w, http.StatusMethodNotAllowed, "Use GET for /models.", "invalid_request_error", "method_not_allowed")
+			writeWireError(w, WireChat, llmwire.Error{Status: http.StatusMethodNotAllowed, Message: "Use GET for /models.", Type: "invalid_request_error", Code: "method_not_allowed"})
 			return
 		}
-		h.models(w)
-	default:
-		writeError(w, http.StatusNotFound, "Unknown path "+r.URL.Path+": this server serves /v1/chat/completions and /v1/models.", "invalid_request_error", "unknown_url")
+		h.models(w, r)
+		return
 	}
+	writeWireError(w, WireChat, llmwire.Error{Status: http.StatusNotFound, Message: "Unknown path " + r.URL.Path + ": this server serves …/chat/completions, …/responses, …/messages, …/models/{model}:streamGenerateContent, …/models/{model}:generateContent and …/models.", Type: "invalid_request_error", Code: "unknown_url"})
 }
 
-func writeError(w http.ResponseWriter, status int, msg, typ, code string) {
-	w.Header().Set("Content-Type", "application/json")
+// writeWireError writes e in the wire's error shape.
+func writeWireError(w http.ResponseWriter, wire Wire, e llmwire.Error) {
+	writeErrorBody(w, wire, e.Status, e.Body(llmwire.Wire(wire)), "")
+}
+
+func writeErrorBody(w http.ResponseWriter, wire Wire, status int, body []byte, retryAfter string) {
+	w.Header().Set("Content-Type", llmwire.ContentType(llmwire.Wire(wire)))
+	if retryAfter != "" && wire != WireGemini {
+		w.Header().Set("Retry-After", retryAfter)
+	}
 	w.WriteHeader(status)
-	_, _ = w.Write(providerError(msg, typ, code))
+	_, _ = w.Write(body)
 }
 
-func (h *handler) modelName(req *Request) string {
-	switch {
-	case h.m.script.Model != "":
-		return h.m.script.Model
-	case req != nil && req.Model != "":
-		return req.Model
+func (h *handler) models(w http.ResponseWriter, r *http.Request) {
+	name := h.m.modelName(nil)
+	var v any
+	if r.Header.Get("Anthropic-Version") != "" {
+		type model struct {
+			Type        string `json:"type"`
+			ID          string `json:"id"`
+			DisplayName string `json:"display_name"`
+			CreatedAt   string `json:"created_at"`
+		}
+		v = struct {
+			Data    []model `json:"data"`
+			HasMore bool    `json:"has_more"`
+			FirstID string  `json:"first_id"`
+			LastID  string  `json:"last_id"`
+		}{[]model{{"model", name, name, Epoch.Format(time.RFC3339)}}, false, name, name}
+	} else {
+		type model struct {
+			ID      string `json:"id"`
+			Object  string `json:"object"`
+			Created int64  `json:"created"`
+			OwnedBy string `json:"owned_by"`
+		}
+		v = struct {
+			Object string  `json:"object"`
+			Data   []model `json:"data"`
+		}{"list", []model{{name, "model", Epoch.Unix(), "aguitest"}}}
 	}
-	return "scripted"
-}
-
-func (h *handler) models(w http.ResponseWriter) {
-	type model struct {
-		ID      string `json:"id"`
-		Object  string `json:"object"`
-		Created int64  `json:"created"`
-		OwnedBy string `json:"owned_by"`
-	}
-	b, _ := json.Marshal(struct {
-		Object string  `json:"object"`
-		Data   []model `json:"data"`
-	}{"list", []model{{h.modelName(nil), "model", Epoch.Unix(), "aguitest"}}})
+	b, _ := json.Marshal(v)
 	w.Header().Set("Content-Type", "application/json")
 	_, _ = w.Write(b)
 }
 
-func (h *handler) chat(w http.ResponseWriter, r *http.Request) {
+// serve answers one request of a wire.
+func (h *handler) serve(w http.ResponseWriter, r *http.Request, spec *wireSpec) {
 	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, maxBody))
 	if err != nil {
-		writeError(w, http.StatusBadRequest, "Could not read the request body: "+err.Error(), "invalid_request_error", "invalid_body")
+		writeWireError(w, spec.wire, *badRequest("Could not read the request body: " + err.Error()))
 		return
 	}
-	req, err := decodeRequest(body)
-	if err != nil {
-		writeError(w, http.StatusBadRequest, err.Error(), "invalid_request_error", "invalid_request")
+	req, extra, perr := spec.decode(h.m, body, r)
+	if perr == nil && spec.check != nil {
+		perr = spec.check(&req)
+	}
+	if perr != nil {
+		req.Wire, req.Body = spec.wire, body
+		h.m.reject(req, fmt.Errorf("%d %s", perr.Status, perr.Message))
+		writeWireError(w, spec.wire, *perr)
 		return
 	}
 	a, err := h.m.take(req)
 	if err != nil {
-		writeError(w, http.StatusBadRequest, "scripted: "+err.Error(), "invalid_request_error", "script_mismatch")
+		writeWireError(w, spec.wire, llmwire.Error{Status: http.StatusBadRequest, Message: "scripted: " + err.Error(), Type: scriptMismatchType(spec.wire), Code: "script_mismatch"})
 		return
 	}
-	if f := a.fault; f != nil && f.Kind == FaultStatus {
-		w.Header().Set("Content-Type", "application/json")
-		if f.RetryAfter != "" {
-			w.Header().Set("Retry-After", f.RetryAfter)
-		}
-		w.WriteHeader(f.Status)
-		_, _ = w.Write(f.errorBody())
+	a.extra = extra
+	if spec.taken != nil {
+		spec.taken(h.m, a)
+	}
+	if spec.header != nil {
+		spec.header(w.Header(), a)
+	}
+	if f := a.fault; f != nil && (f.Kind == FaultStatus || f.Kind == FaultError && !req.Stream) {
+		writeErrorBody(w, spec.wire, f.wireError(spec.wire).Status, f.errorBody(spec.wire), f.RetryAfter)
 		return
 	}
 	ctx := r.Context()
@@ -188,24 +265,36 @@ func (h *handler) chat(w http.ResponseWriter, r *http.Request) {
 			}
 		}()
 	}
-	id := "chatcmpl-scripted-" + strconv.Itoa(a.turn)
-	if req.Stream {
-		h.stream(ctx, w, a, newEncoder(id, h.modelName(&req), Epoch.Unix(), req.IncludeUsage))
-	} else {
-		h.complete(ctx, w, a, id, h.modelName(&req))
+	switch {
+	case spec.wire == WireGemini && req.Stream && r.URL.Query().Get("alt") != "sse":
+		// Without alt=sse, streamGenerateContent streams a JSON array.
+		h.stream(ctx, w, a, &geminiEncoder{array: true}, "application/json; charset=UTF-8")
+	case req.Stream:
+		h.stream(ctx, w, a, spec.encoder(a), "text/event-stream")
+	default:
+		h.complete(ctx, w, a, spec)
 	}
 }
 
-// stream writes the answer as server-sent events, then "data: [DONE]".
-// On a real clock each event is flushed as it is written. On the virtual
-// clock no time passes between events, so they are flushed only before a
-// fault and at the end: the client cannot tell the difference, and the
-// stream is several times faster.
-func (h *handler) stream(ctx context.Context, w http.ResponseWriter, a *answer, enc *encoder) {
+// scriptMismatchType is the error type of a request the script did not
+// expect, in the wire's words.
+func scriptMismatchType(w Wire) string {
+	if w == WireGemini {
+		return "INVALID_ARGUMENT"
+	}
+	return "invalid_request_error"
+}
+
+// stream writes the answer as the wire's event stream. On a real clock
+// each event is flushed as it is written. On the virtual clock no time
+// passes between events, so they are flushed only before a fault and at
+// the end: the client cannot tell the difference, and the stream is
+// several times faster.
+func (h *handler) stream(ctx context.Context, w http.ResponseWriter, a *answer, enc streamEncoder, contentType string) {
 	_, virtual := h.m.clock.(*VirtualClock)
 	rc := http.NewResponseController(w)
 	hd := w.Header()
-	hd.Set("Content-Type", "text/event-stream")
+	hd.Set("Content-Type", contentType)
 	hd.Set("Cache-Control", "no-cache")
 	hd.Set("Connection", "keep-alive")
 	w.WriteHeader(http.StatusOK)
@@ -221,11 +310,12 @@ func (h *handler) stream(ctx context.Context, w http.ResponseWriter, a *answer, 
 				_ = rc.Flush()
 				<-ctx.Done()
 				return
+			case FaultError:
+				_, _ = w.Write(enc.fail(buf[:0], a, f))
+				_ = rc.Flush()
+				return
 			case FaultMalformed:
-				buf = append(buf[:0], "data: "...)
-				buf = append(buf, f.malformed(a.turn)...)
-				buf = append(buf, "\n\n"...)
-				if _, err := w.Write(buf); err != nil {
+				if _, err := w.Write(enc.malformed(buf[:0], a, f)); err != nil {
 					return
 				}
 			}
@@ -243,7 +333,7 @@ func (h *handler) stream(ctx context.Context, w http.ResponseWriter, a *answer, 
 				return
 			}
 		}
-		buf = enc.appendChunk(buf[:0], &a.chunks[i])
+		buf = enc.chunk(buf[:0], a, i)
 		if len(buf) == 0 {
 			continue
 		}
@@ -256,19 +346,13 @@ func (h *handler) stream(ctx context.Context, w http.ResponseWriter, a *answer, 
 			}
 		}
 	}
-	_, _ = io.WriteString(w, "data: [DONE]\n\n")
+	_, _ = w.Write(enc.end(buf[:0], a))
 	_ = rc.Flush()
 }
 
-func (f *Fault) malformed(turn int) string {
-	if f.Data != "" {
-		return f.Data
-	}
-	return `{"id":"chatcmpl-scripted-` + strconv.Itoa(turn) + `","object":"chat.completion.chunk","choices":[{"index":0,"delta":{"content":"`
-}
-
-// complete writes the answer as one chat.completion object.
-func (h *handler) complete(ctx context.Context, w http.ResponseWriter, a *answer, id, model string) {
+// complete writes the answer of a request that does not stream, after
+// the plan's delays.
+func (h *handler) complete(ctx context.Context, w http.ResponseWriter, a *answer, spec *wireSpec) {
 	if f := a.fault; f != nil {
 		switch f.Kind {
 		case FaultDisconnect:
@@ -278,7 +362,12 @@ func (h *handler) complete(ctx context.Context, w http.ResponseWriter, a *answer
 			return
 		case FaultMalformed:
 			w.Header().Set("Content-Type", "application/json")
-			_, _ = io.WriteString(w, f.malformed(a.turn))
+			if f.Data != "" {
+				_, _ = io.WriteString(w, f.Data)
+			} else {
+				b := spec.complete(a)
+				_, _ = w.Write(b[:len(b)/2])
+			}
 			return
 		}
 	}
@@ -293,63 +382,6 @@ func (h *handler) complete(ctx context.Context, w http.ResponseWriter, a *answer
 	if h.m.clock.Sleep(ctx, d) != nil {
 		return
 	}
-	type function struct {
-		Name      string `json:"name"`
-		Arguments string `json:"arguments"`
-	}
-	type toolCall struct {
-		ID       string   `json:"id"`
-		Type     string   `json:"type"`
-		Function function `json:"function"`
-	}
-	type message struct {
-		Role      string     `json:"role"`
-		Content   *string    `json:"content"`
-		Reasoning string     `json:"reasoning_content,omitempty"`
-		ToolCalls []toolCall `json:"tool_calls,omitempty"`
-	}
-	var msg message
-	msg.Role = "assistant"
-	var text strings.Builder
-	finish := ""
-	for _, c := range a.chunks {
-		switch c.kind() {
-		case kindText:
-			text.WriteString(c.Text)
-		case kindReasoning:
-			msg.Reasoning += c.Reasoning
-		case kindFinish:
-			finish = c.Finish
-		}
-	}
-	// Calls in index order, whatever the plan's interleaving.
-	t := &h.m.script.Turns[a.turn]
-	for n, c := range t.Calls {
-		msg.ToolCalls = append(msg.ToolCalls, toolCall{c.callID(a.turn, n), "function", function{c.Name, c.args()}})
-	}
-	if text.Len() > 0 || len(msg.ToolCalls) == 0 {
-		s := text.String()
-		msg.Content = &s
-	}
-	type choice struct {
-		Index        int     `json:"index"`
-		Message      message `json:"message"`
-		Logprobs     *int    `json:"logprobs"`
-		FinishReason string  `json:"finish_reason"`
-	}
-	b, err := json.Marshal(struct {
-		ID                string   `json:"id"`
-		Object            string   `json:"object"`
-		Created           int64    `json:"created"`
-		Model             string   `json:"model"`
-		SystemFingerprint string   `json:"system_fingerprint"`
-		Choices           []choice `json:"choices"`
-		Usage             Usage    `json:"usage"`
-	}{id, "chat.completion", Epoch.Unix(), model, "fp_scripted", []choice{{0, msg, nil, finish}}, a.usage})
-	if err != nil {
-		writeError(w, http.StatusInternalServerError, err.Error(), "server_error", "server_error")
-		return
-	}
-	w.Header().Set("Content-Type", "application/json")
-	_, _ = w.Write(b)
+	w.Header().Set("Content-Type", llmwire.ContentType(llmwire.Wire(spec.wire)))
+	_, _ = w.Write(spec.complete(a))
 }

@@ -5,19 +5,12 @@ import (
 	"unicode/utf8"
 )
 
-// An encoder writes the chunks of one answer as chat.completion.chunk
-// server-sent events, appending to a reused buffer.
-type encoder struct {
-	head         []byte // `data: {...,"choices":[{"index":0,"delta":`
-	usageHead    []byte // `data: {...,"choices":[],"usage":`
-	tail         []byte // `,"logprobs":null,"finish_reason":null}]...}` + "\n\n"
-	includeUsage bool
-	sentRole     bool
-
-	// Leading bytes of a character cut by a MidRune split, held back
-	// until the rest of the character arrives, per stream.
+// A carry holds back the leading bytes of a character cut by a MidRune
+// split, per stream, until the rest of the character arrives: a JSON
+// string cannot carry half a character.
+type carry struct {
 	pending int
-	carry   map[carryKey][]byte
+	held    map[carryKey][]byte
 }
 
 type carryKey struct {
@@ -26,125 +19,28 @@ type carryKey struct {
 	id   string
 }
 
-func newEncoder(id, model string, created int64, includeUsage bool) *encoder {
-	var h []byte
-	h = append(h, `data: {"id":`...)
-	h = appendString(h, id)
-	h = append(h, `,"object":"chat.completion.chunk","created":`...)
-	h = strconv.AppendInt(h, created, 10)
-	h = append(h, `,"model":`...)
-	h = appendString(h, model)
-	h = append(h, `,"system_fingerprint":"fp_scripted","choices":[`...)
-	e := &encoder{includeUsage: includeUsage}
-	e.usageHead = append(append([]byte(nil), h...), `],"usage":`...)
-	e.head = append(h, `{"index":0,"delta":`...)
-	e.tail = []byte(`,"logprobs":null,"finish_reason":null}]`)
-	if includeUsage {
-		e.tail = append(e.tail, `,"usage":null`...)
-	}
-	e.tail = append(e.tail, "}\n\n"...)
-	return e
-}
-
-// appendChunk appends the event of c, or nothing for a usage chunk when
-// usage was not asked for.
-func (e *encoder) appendChunk(b []byte, c *Chunk) []byte {
-	switch c.kind() {
-	case kindUsage:
-		if !e.includeUsage {
-			return b
-		}
-		b = append(b, e.usageHead...)
-		b = appendUsage(b, c.Usage)
-		return append(b, "}\n\n"...)
-	case kindFinish:
-		b = append(b, e.head...)
-		b = append(b, '{')
-		b = e.role(b, false)
-		b = append(b, `},"logprobs":null,"finish_reason":`...)
-		b = appendString(b, c.Finish)
-		b = append(b, "}]"...)
-		if e.includeUsage {
-			b = append(b, `,"usage":null`...)
-		}
-		return append(b, "}\n\n"...)
-	}
-	b = append(b, e.head...)
-	b = append(b, '{')
-	b = e.role(b, true)
-	switch c.kind() {
-	case kindText:
-		b = append(b, `"content":`...)
-		b = appendString(b, e.whole(carryKey{kind: kindText}, c.Text))
-	case kindReasoning:
-		b = append(b, `"reasoning_content":`...)
-		b = appendString(b, e.whole(carryKey{kind: kindReasoning}, c.Reasoning))
-	case kindCall:
-		d := c.Call
-		b = append(b, `"tool_calls":[{`...)
-		if d.Index >= 0 {
-			b = append(b, `"index":`...)
-			b = strconv.AppendInt(b, int64(d.Index), 10)
-			b = append(b, ',')
-		}
-		if d.ID != "" {
-			b = append(b, `"id":`...)
-			b = appendString(b, d.ID)
-			b = append(b, ',')
-		}
-		if d.Name != "" {
-			b = append(b, `"type":"function","function":{"name":`...)
-			b = appendString(b, d.Name)
-			b = append(b, `,"arguments":`...)
-		} else {
-			b = append(b, `"function":{"arguments":`...)
-		}
-		k := carryKey{kind: kindCall, idx: d.Index}
-		if d.Index < 0 {
-			k.id = d.ID
-		}
-		b = appendString(b, e.whole(k, d.Args))
-		b = append(b, "}}]"...)
-	}
-	b = append(b, '}')
-	return append(b, e.tail...)
-}
-
-// role adds the assistant role to the first delta, as OpenAI does.
-func (e *encoder) role(b []byte, comma bool) []byte {
-	if e.sentRole {
-		return b
-	}
-	e.sentRole = true
-	b = append(b, `"role":"assistant"`...)
-	if comma {
-		b = append(b, ',')
-	}
-	return b
-}
-
 // whole returns frag with any bytes held back for its stream in front,
 // holding back in turn a trailing incomplete character.
-func (e *encoder) whole(k carryKey, frag string) string {
+func (e *carry) whole(k carryKey, frag string) string {
 	t := incompleteTail(frag)
 	if t == 0 && e.pending == 0 {
 		return frag
 	}
-	if e.carry == nil {
-		e.carry = map[carryKey][]byte{}
+	if e.held == nil {
+		e.held = map[carryKey][]byte{}
 	}
-	held := e.carry[k]
+	held := e.held[k]
 	if len(held) > 0 {
 		e.pending--
 		frag = string(held) + frag
 		t = incompleteTail(frag)
 	}
 	if t > 0 {
-		e.carry[k] = []byte(frag[len(frag)-t:])
+		e.held[k] = []byte(frag[len(frag)-t:])
 		e.pending++
 		frag = frag[:len(frag)-t]
 	} else {
-		delete(e.carry, k)
+		delete(e.held, k)
 	}
 	return frag
 }

@@ -83,6 +83,11 @@ func TestLLMUsage(t *testing.T) {
 		{"no script", []string{"serve"}, 2, "", "want one SCRIPT"},
 		{"bad flag", []string{"serve", "--port", "1", "x"}, 2, "", "flag provided but not defined"},
 		{"missing file", []string{"serve", "nope.yaml"}, 2, "", "nope.yaml"},
+		{"record without target", []string{"record", "--out", "x.jsonl"}, 2, "", "want --target URL and --out FILE"},
+		{"record relative target", []string{"record", "--target", "localhost", "--out", "x.jsonl"}, 2, "", "is not an absolute URL"},
+		{"replay nothing", []string{"replay"}, 2, "", "want at least one RECORDING"},
+		{"replay missing file", []string{"replay", "nope.jsonl"}, 2, "", "nope.jsonl"},
+		{"replay help", []string{"replay", "--help"}, 0, "usage: aguitest llm serve", ""},
 		{"invalid script", []string{"serve", bad}, 2, "", "bad.yaml:3: field colour not found"},
 	}
 	for _, tt := range tests {
@@ -109,5 +114,129 @@ func TestLLMRealtime(t *testing.T) {
 	code := runLLM(ctx, []string{"serve", "--realtime", "--addr", "127.0.0.1:0", path}, &stdout, &stderr)
 	if code != 1 || !strings.HasPrefix(stdout.String(), "http://127.0.0.1:") || !strings.Contains(stderr.String(), "0 of 1 turn used") {
 		t.Errorf("exit %d, stdout %q, stderr %q", code, &stdout, &stderr)
+	}
+}
+
+// serveLLM runs "aguitest llm ARGS" in-process until the returned stop is
+// called, and returns the URL it printed and its exit code and standard
+// error once stopped.
+func serveLLM(t *testing.T, args ...string) (url string, stop func() (int, string)) {
+	t.Helper()
+	ctx, cancel := context.WithCancel(t.Context())
+	pr, pw := io.Pipe()
+	var stderr bytes.Buffer
+	var code int
+	var wg sync.WaitGroup
+	wg.Go(func() {
+		code = runLLM(ctx, args, pw, &stderr)
+		pw.Close()
+	})
+	line, err := bufio.NewReader(pr).ReadString('\n')
+	if err != nil {
+		cancel()
+		wg.Wait()
+		t.Fatalf("aguitest llm %v: no URL on stdout: %v\n%s", args, err, &stderr)
+	}
+	go io.Copy(io.Discard, pr)
+	return strings.TrimSpace(line), func() (int, string) {
+		cancel()
+		wg.Wait()
+		return code, stderr.String()
+	}
+}
+
+func postBody(t *testing.T, url, body string) (int, string) {
+	t.Helper()
+	resp, err := http.Post(url, "application/json", strings.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	return resp.StatusCode, string(b)
+}
+
+// TestLLMServeWires: one base URL serves every wire; --requests logs each
+// request in the neutral form with its raw body.
+func TestLLMServeWires(t *testing.T) {
+	dir := t.TempDir()
+	script := filepath.Join(dir, "s.yaml")
+	os.WriteFile(script, []byte("turns:\n  - text: one\n  - text: two\n  - text: three\n  - text: four\n"), 0o644)
+	log := filepath.Join(dir, "requests.jsonl")
+	url, stop := serveLLM(t, "serve", "--requests", log, script)
+	root := strings.TrimSuffix(url, "/v1")
+	for _, r := range []struct{ path, body, want string }{
+		{url + "/chat/completions", `{"model":"m","messages":[{"role":"user","content":"hi"}]}`, `"content":"one"`},
+		{url + "/responses", `{"model":"m","input":"hi"}`, `"text":"two"`},
+		{root + "/v1/messages", `{"model":"m","max_tokens":9,"messages":[{"role":"user","content":"hi"}]}`, `"text":"three"`},
+		{root + "/v1beta/models/gem:generateContent", `{"contents":[{"role":"user","parts":[{"text":"hi"}]}]}`, `"text":"four"`},
+	} {
+		if code, body := postBody(t, r.path, r.body); code != 200 || !strings.Contains(body, r.want) {
+			t.Errorf("%s: %d %s", r.path, code, body)
+		}
+	}
+	if code, stderr := stop(); code != 0 || !strings.Contains(stderr, "4 requests, 4 of 4 turns used") {
+		t.Errorf("exit %d\n%s", code, stderr)
+	}
+	b, err := os.ReadFile(log)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSpace(string(b)), "\n")
+	if len(lines) != 4 {
+		t.Fatalf("%d logged requests:\n%s", len(lines), b)
+	}
+	for i, w := range []string{"openai-chat", "openai-responses", "anthropic-messages", "gemini"} {
+		if !strings.HasPrefix(lines[i], `{"wire":"`+w+`"`) || !strings.Contains(lines[i], `"raw":{`) || !strings.Contains(lines[i], `{"role":"user","content":"hi"}`) {
+			t.Errorf("line %d: %s", i+1, lines[i])
+		}
+	}
+}
+
+// TestLLMRecordReplay records an agent's exchanges through "llm record"
+// and serves them with "llm replay", which reports a request that does not
+// match and an exchange never requested.
+func TestLLMRecordReplay(t *testing.T) {
+	dir := t.TempDir()
+	script := filepath.Join(dir, "s.yaml")
+	os.WriteFile(script, []byte("turns:\n  - text: Hello.\n  - text: Bye.\n"), 0o644)
+	upstream, stopUpstream := serveLLM(t, "serve", script)
+	defer stopUpstream()
+	rec := filepath.Join(dir, "llm.jsonl")
+	proxy, stopProxy := serveLLM(t, "record", "--target", strings.TrimSuffix(upstream, "/v1"), "--out", rec)
+	first := `{"model":"m","max_tokens":9,"stream":true,"messages":[{"role":"user","content":"hi"}]}`
+	second := `{"model":"m","stream":true,"messages":[{"role":"user","content":"bye"}]}`
+	_, live1 := postBody(t, strings.TrimSuffix(proxy, "/v1")+"/v1/messages", first)
+	_, live2 := postBody(t, proxy+"/chat/completions", second)
+	if code, stderr := stopProxy(); code != 0 {
+		t.Fatalf("llm record: exit %d\n%s", code, stderr)
+	}
+	if !strings.Contains(live1, "Hello.") || !strings.Contains(live2, "Bye.") {
+		t.Fatalf("live: %s\n%s", live1, live2)
+	}
+
+	// The agent again, offline: the same answers, byte for byte.
+	url, stop := serveLLM(t, "replay", rec)
+	if _, got := postBody(t, url+"/chat/completions", second); got != live2 {
+		t.Errorf("replayed\n%s\nlive\n%s", got, live2)
+	}
+	if _, got := postBody(t, strings.TrimSuffix(url, "/v1")+"/v1/messages", first); got != live1 {
+		t.Errorf("replayed\n%s\nlive\n%s", got, live1)
+	}
+	if code, stderr := stop(); code != 0 || !strings.Contains(stderr, "2 requests, 2 of 2 exchanges used") {
+		t.Errorf("exit %d\n%s", code, stderr)
+	}
+
+	// A new build that asks something else, once.
+	url, stop = serveLLM(t, "replay", rec)
+	postBody(t, url+"/chat/completions", strings.Replace(second, "bye", "ciao", 1))
+	code, stderr := stop()
+	for _, want := range []string{"request 1 does not match exchange 2", `"content": string("ciao")`, "exchange 1 of 2 (POST ", "/v1/messages, Anthropic Messages, line 2) was never requested"} {
+		if !strings.Contains(stderr, want) {
+			t.Errorf("stderr lacks %q:\n%s", want, stderr)
+		}
+	}
+	if code != 1 {
+		t.Errorf("exit %d, want 1", code)
 	}
 }

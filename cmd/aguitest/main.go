@@ -13,7 +13,9 @@
 //	diff       compare two recordings or streams after normalisation
 //	serve      serve a recording as an AG-UI endpoint
 //	record     a recording proxy in front of an AG-UI server
-//	llm serve  serve a scripted fake LLM (OpenAI-compatible)
+//	llm serve  serve a scripted fake LLM on every provider wire (OpenAI, Anthropic, Gemini)
+//	llm record a recording proxy in front of an LLM provider
+//	llm replay serve a recording's provider exchanges to an agent
 //
 // "aguitest <command> --help" prints a command's flags and an example.
 // Errors go to standard error and name the file and line. Colour is used
@@ -43,7 +45,7 @@ func commands() []command {
 		{"verify", "check the event ordering of AG-UI streams", cmdVerify},
 		{"show", "print a transcript of a recording or stream (--html: a timeline)", cmdShow},
 		{"diff", "compare two recordings or streams after normalisation", cmdDiff},
-		{"llm", "serve a scripted fake LLM (llm serve SCRIPT)", cmdLLM},
+		{"llm", "a scripted, recorded or replayed LLM on every provider wire (llm serve|record|replay)", cmdLLM},
 		{"serve", "serve a recording as an AG-UI endpoint", cmdServe},
 		{"record", "record runs through a proxy to an AG-UI server", cmdRecord},
 	}

@@ -1,0 +1,362 @@
+package scripted
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+// The real npm clients (pinned in testdata/clients/package-lock.json) on
+// every plan and fault: what each client assembles must be the scripted
+// turn, byte for byte where the client keeps the arguments text.
+
+// nodeClientsDir returns testdata/clients, or skips the test when node or
+// the packages are missing; under CI it fails instead.
+func nodeClientsDir(t *testing.T) string {
+	t.Helper()
+	dir, err := filepath.Abs(filepath.Join("testdata", "clients"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	missing := ""
+	if _, err := exec.LookPath("node"); err != nil {
+		missing = "node is not on PATH"
+	} else if _, err := os.Stat(filepath.Join(dir, "node_modules", "@anthropic-ai", "sdk")); err != nil {
+		missing = "the npm clients are not installed (run: npm ci --prefix scripted/testdata/clients)"
+	}
+	if missing != "" {
+		if os.Getenv("CI") != "" {
+			t.Fatalf("the npm clients must be tested in CI, but %s", missing)
+		}
+		t.Skipf("skipping the npm clients: %s", missing)
+	}
+	return dir
+}
+
+type nodeCase struct {
+	ID      string `json:"id"`
+	Client  string `json:"client"`
+	URL     string `json:"url"`
+	Retries int    `json:"retries"`
+}
+
+type nodeCall struct {
+	ID, Name string
+	// Args is the arguments text the client assembled; Input its parsed
+	// arguments re-encoded.
+	Args, Input string
+}
+
+type nodeError struct {
+	Name, Type, Message, Body, Reason string
+	Status                            int
+}
+
+type nodeResult struct {
+	ID        string
+	Text      string
+	Reasoning string
+	Calls     []nodeCall
+	Finish    string
+	Error     *nodeError
+}
+
+// runNode runs the cases in one node process and returns the results by
+// case id.
+func runNode(t *testing.T, dir string, cases []nodeCase) map[string]nodeResult {
+	t.Helper()
+	in, _ := json.Marshal(cases)
+	cmd := exec.Command("node", "clients.mjs")
+	cmd.Dir = dir
+	cmd.Stdin = bytes.NewReader(in)
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("node clients.mjs: %v\n%s", err, stderr.String())
+	}
+	res := map[string]nodeResult{}
+	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+		var r nodeResult
+		if err := json.Unmarshal([]byte(line), &r); err != nil {
+			t.Fatalf("node printed %q: %v", line, err)
+		}
+		res[r.ID] = r
+	}
+	if len(res) != len(cases) {
+		t.Fatalf("node printed %d results for %d cases:\n%s\n%s", len(res), len(cases), out, stderr.String())
+	}
+	return res
+}
+
+// A nodeClient is one npm client and what it reports for a turn.
+type nodeClient struct {
+	name string
+	wire Wire
+	// finish is the finish reason the client reports for a turn with calls.
+	finish string
+	// raw says the client keeps the arguments text as streamed.
+	raw bool
+}
+
+var nodeClients = []nodeClient{
+	{"openai-responses", WireResponses, "completed", true},
+	{"anthropic", WireAnthropic, "tool_use", true},
+	{"google-genai", WireGemini, "STOP", false},
+	{"ai-openai", WireResponses, "tool-calls", true},
+	{"ai-anthropic", WireAnthropic, "tool-calls", true},
+}
+
+func TestNodeClients(t *testing.T) {
+	dir := nodeClientsDir(t)
+	type started struct {
+		client nodeClient
+		plan   planCase
+		script Script
+		srv    *Server
+	}
+	var cases []nodeCase
+	runs := map[string]started{}
+	for _, c := range nodeClients {
+		for _, pc := range planCases() {
+			s := oneTurn(pc.plan)
+			srv := NewServer(s)
+			defer srv.Close()
+			id := c.name + "/" + pc.name
+			cases = append(cases, nodeCase{ID: id, Client: c.name, URL: srv.URL})
+			runs[id] = started{c, pc, s, srv}
+		}
+	}
+	res := runNode(t, dir, cases)
+	for _, c := range nodeClients {
+		t.Run(c.name, func(t *testing.T) {
+			for _, pc := range planCases() {
+				t.Run(pc.name, func(t *testing.T) {
+					r := runs[c.name+"/"+pc.name]
+					got := res[c.name+"/"+pc.name]
+					if werr := r.script.ValidateWire(c.wire, true); werr != nil {
+						if got.Error == nil || !strings.Contains(got.Error.Message+got.Error.Body, c.wire.String()) {
+							t.Errorf("plan %s: %+v, want an error naming %s (%v)", pc.plan, got.Error, c.wire, werr)
+						}
+						return
+					}
+					if got.Error != nil {
+						t.Fatalf("plan %s: %+v", pc.plan, *got.Error)
+					}
+					checkNodeTurn(t, c, pc.plan, got)
+					if err := r.srv.Check(); err != nil {
+						t.Error(err)
+					}
+				})
+			}
+		})
+	}
+}
+
+// checkNodeTurn compares what a client assembled with oneTurn.
+func checkNodeTurn(t *testing.T, c nodeClient, p Plan, got nodeResult) {
+	t.Helper()
+	want := wantJoined()
+	gotCalls := append([]nodeCall(nil), got.Calls...)
+	for i := range gotCalls {
+		for k := i + 1; k < len(gotCalls); k++ {
+			if gotCalls[k].ID < gotCalls[i].ID {
+				gotCalls[i], gotCalls[k] = gotCalls[k], gotCalls[i]
+			}
+		}
+	}
+	var wantCalls []nodeCall
+	for i, wc := range want.Calls {
+		nc := nodeCall{ID: wc.ID, Name: wc.Name, Args: wc.Args, Input: canonicalJSON(wc.Args)}
+		if !c.raw || c.wire == WireAnthropic && wc.Args == "{}" && argFragments(p, i) == 1 {
+			// genai keeps no text; Anthropic streams no input for a call
+			// without arguments, as its API does.
+			nc.Args = ""
+		}
+		if i < len(gotCalls) {
+			gotCalls[i].Input = canonicalJSON(gotCalls[i].Input)
+		}
+		wantCalls = append(wantCalls, nc)
+	}
+	if d := cmp.Diff(wantCalls, gotCalls); d != "" {
+		t.Errorf("plan %s: calls (-want +got):\n%s", p, d)
+	}
+	if got.Text != want.Text || got.Reasoning != want.Reasoning || got.Finish != c.finish {
+		t.Errorf("plan %s:\n got text %q reasoning %q finish %q\nwant text %q reasoning %q finish %q", p, got.Text, got.Reasoning, got.Finish, want.Text, want.Reasoning, c.finish)
+	}
+}
+
+// TestNodeClientFaults: each fault reaches each npm client as its
+// provider's error.
+// argFragments returns how many argument fragments call n of oneTurn has
+// under plan p.
+func argFragments(p Plan, n int) int {
+	turn := oneTurn(p).Turns[0]
+	k := 0
+	for _, c := range planChunks(&turn, 0, p.over(Plan{}), nil, false) {
+		if c.Call != nil && c.Call.Name == "" && (c.Call.Index == n || c.Call.ID == turn.Calls[n].ID) {
+			k++
+		}
+	}
+	return k
+}
+
+func TestNodeClientFaults(t *testing.T) {
+	dir := nodeClientsDir(t)
+	turn := Turn{Text: strings.Repeat("word ", 20)}
+	faults := []struct {
+		name  string
+		fault Fault
+		// check returns what is wrong with the client's error.
+		check func(c nodeClient, e *nodeError) string
+	}{
+		{"rate limited", Fault{Kind: FaultStatus, Status: 429, RetryAfter: "0"}, func(c nodeClient, e *nodeError) string {
+			return wantNodeStatus(e, 429, map[Wire]string{WireResponses: "requests", WireAnthropic: "rate_limit_error", WireGemini: "RESOURCE_EXHAUSTED"}[c.wire])
+		}},
+		{"overloaded", Fault{Kind: FaultStatus, Status: 529}, func(c nodeClient, e *nodeError) string {
+			return wantNodeStatus(e, 529, map[Wire]string{WireResponses: "server_error", WireAnthropic: "overloaded_error", WireGemini: "INTERNAL"}[c.wire])
+		}},
+		{"error event", Fault{Kind: FaultError, After: 3}, func(c nodeClient, e *nodeError) string {
+			want := map[Wire]string{WireResponses: "The server had an error", WireAnthropic: "Overloaded", WireGemini: "An internal error has occurred"}[c.wire]
+			if e == nil || !strings.Contains(e.Message+e.Body, want) {
+				return fmt.Sprintf("error %+v does not say %q", e, want)
+			}
+			return ""
+		}},
+		{"disconnect", Fault{Kind: FaultDisconnect, After: 3}, anyNodeError},
+		{"malformed", Fault{Kind: FaultMalformed, After: 3}, anyNodeError},
+	}
+	var cases []nodeCase
+	for _, c := range nodeClients {
+		for _, f := range faults {
+			tt := turn
+			tt.Fault = &f.fault
+			srv := NewServer(Script{Turns: []Turn{tt}})
+			defer srv.Close()
+			cases = append(cases, nodeCase{ID: c.name + "/" + f.name, Client: c.name, URL: srv.URL})
+		}
+	}
+	res := runNode(t, dir, cases)
+	for _, c := range nodeClients {
+		t.Run(c.name, func(t *testing.T) {
+			for _, f := range faults {
+				t.Run(f.name, func(t *testing.T) {
+					if msg := f.check(c, res[c.name+"/"+f.name].Error); msg != "" {
+						t.Error(msg)
+					}
+				})
+			}
+		})
+	}
+}
+
+func anyNodeError(_ nodeClient, e *nodeError) string {
+	if e == nil {
+		return "the client read the stream without an error"
+	}
+	return ""
+}
+
+func wantNodeStatus(e *nodeError, status int, typ string) string {
+	if e == nil {
+		return "no error"
+	}
+	if e.Status != status || e.Type != typ && !strings.Contains(e.Body+e.Message, `"`+typ+`"`) {
+		return fmt.Sprintf("got %+v, want status %d type %s", *e, status, typ)
+	}
+	return ""
+}
+
+// TestNodeClientRetries: a fault repeated twice, one line of script; the
+// clients that retry twice by default (the AI SDK, the Anthropic and
+// OpenAI SDKs) meet it twice and then get the answer.
+func TestNodeClientRetries(t *testing.T) {
+	dir := nodeClientsDir(t)
+	var cases []nodeCase
+	servers := map[string]*Server{}
+	for _, c := range nodeClients {
+		if c.wire == WireGemini {
+			continue // @google/genai does not retry by default
+		}
+		srv := NewServer(Script{Turns: []Turn{
+			{Fault: &Fault{Kind: FaultStatus, Status: 529, RetryAfter: "0", Times: 2}},
+			{Text: "Third time lucky."},
+		}})
+		defer srv.Close()
+		servers[c.name] = srv
+		cases = append(cases, nodeCase{ID: c.name, Client: c.name, URL: srv.URL, Retries: 2})
+	}
+	res := runNode(t, dir, cases)
+	for name, srv := range servers {
+		t.Run(name, func(t *testing.T) {
+			got := res[name]
+			if got.Error != nil || got.Text != "Third time lucky." {
+				t.Errorf("got %+v", got)
+			}
+			if n := len(srv.Requests()); n != 3 {
+				t.Errorf("%d requests, want 3", n)
+			}
+			if err := srv.Check(); err != nil {
+				t.Error(err)
+			}
+		})
+	}
+}
+
+// TestNodeConversations: the AI SDK runs a tool and sends its result back;
+// on the Responses wire it refers to the earlier output by item_reference,
+// which the server resolves as OpenAI does. The second request reads the
+// same in the neutral form on both wires.
+func TestNodeConversations(t *testing.T) {
+	dir := nodeClientsDir(t)
+	script := Script{Turns: []Turn{
+		{Reasoning: "Paris.", Text: "Let me check.", Calls: []Call{{Name: "get_weather", Args: `{"city":"Paris"}`}}},
+		{Expect: Expect{ToolResults: []string{"call_1_1"}, Tools: []string{"get_weather"}}, Text: "Sunny in Paris."},
+	}}
+	clients := map[string]Wire{"ai-openai-conversation": WireResponses, "ai-anthropic-conversation": WireAnthropic}
+	servers := map[string]*Server{}
+	var cases []nodeCase
+	for name := range clients {
+		srv := NewServer(script)
+		defer srv.Close()
+		servers[name] = srv
+		cases = append(cases, nodeCase{ID: name, Client: name, URL: srv.URL})
+	}
+	res := runNode(t, dir, cases)
+	for name, w := range clients {
+		t.Run(name, func(t *testing.T) {
+			srv := servers[name]
+			got := res[name]
+			if got.Error != nil {
+				t.Fatalf("%+v\nCheck: %v", *got.Error, srv.Check())
+			}
+			if got.Text != "Let me check.Sunny in Paris." || got.Reasoning != "Paris." {
+				t.Errorf("got %+v", got)
+			}
+			if err := srv.Check(); err != nil {
+				t.Fatal(err)
+			}
+			id := Call{}.wireID(w, 0, 0)
+			want := []Message{
+				{Role: "system", Content: "Be brief."},
+				{Role: "user", Content: "weather?"},
+				{Role: "assistant", Content: "Let me check.", Reasoning: "Paris.", Calls: []Call{{ID: id, Name: "get_weather", Args: `{"city":"Paris"}`}}},
+				{Role: "tool", ToolCallID: id},
+			}
+			msgs := srv.Requests()[1].Messages
+			if len(msgs) == 4 && strings.Contains(msgs[3].Content, "sunny") {
+				msgs[3].Content = "" // the SDK wraps the result in its own shape
+			}
+			if d := cmp.Diff(want, msgs); d != "" {
+				t.Errorf("second request, neutral form (-want +got):\n%s\nraw: %s", d, srv.Requests()[1].Body)
+			}
+		})
+	}
+}

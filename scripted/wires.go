@@ -1,0 +1,157 @@
+package scripted
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/aguitest/aguitest/internal/llmwire"
+)
+
+// A Wire is a provider protocol the [Server] speaks. The server tells them
+// apart by the request path, so one base URL serves them all.
+type Wire string
+
+// The wires. A [Request] of the Go-native [Model] has no wire ("").
+const (
+	// WireChat is OpenAI Chat Completions: POST …/chat/completions.
+	WireChat Wire = Wire(llmwire.Chat)
+	// WireResponses is OpenAI Responses: POST …/responses.
+	WireResponses Wire = Wire(llmwire.Responses)
+	// WireAnthropic is Anthropic Messages: POST …/messages.
+	WireAnthropic Wire = Wire(llmwire.Anthropic)
+	// WireGemini is Gemini: POST …/models/{model}:streamGenerateContent
+	// (?alt=sse for server-sent events) and …:generateContent, under
+	// /v1beta or /v1.
+	WireGemini Wire = Wire(llmwire.Gemini)
+)
+
+// Wires lists the wires the Server speaks.
+var Wires = []Wire{WireChat, WireResponses, WireAnthropic, WireGemini}
+
+// String returns the wire's name as its provider calls it, e.g.
+// "Anthropic Messages".
+func (w Wire) String() string {
+	if w == "" {
+		return "Go-native"
+	}
+	return llmwire.Wire(w).String()
+}
+
+// wireID returns the id call n of turn t has on wire w: its own ID, or a
+// default in the wire's style (call_<t>_<n>, toolu_<t>_<n> on Anthropic,
+// counted from 1).
+func (c Call) wireID(w Wire, t, n int) string {
+	if c.ID != "" {
+		return c.ID
+	}
+	if w == WireAnthropic {
+		return fmt.Sprintf("toolu_%d_%d", t+1, n+1)
+	}
+	return c.callID(t, n)
+}
+
+// sameCallID reports whether got names the scripted call id want on wire
+// w: the id itself, or its default form on the wire.
+func sameCallID(w Wire, want, got string) bool {
+	if want == got {
+		return true
+	}
+	if w == WireAnthropic {
+		if rest, ok := strings.CutPrefix(want, "call_"); ok && isDefaultSuffix(rest) {
+			return got == "toolu_"+rest
+		}
+	}
+	return false
+}
+
+// isDefaultSuffix reports whether s reads "<digits>_<digits>".
+func isDefaultSuffix(s string) bool {
+	a, b, ok := strings.Cut(s, "_")
+	return ok && digits(a) && digits(b)
+}
+
+func digits(s string) bool {
+	if s == "" {
+		return false
+	}
+	for _, c := range s {
+		if c < '0' || c > '9' {
+			return false
+		}
+	}
+	return true
+}
+
+// ValidateWire reports every turn of s whose plan or calls wire w cannot
+// express, naming the wire and the turn. The server answers such a turn
+// with an error instead of a stream; ValidateWire finds them before any
+// request is made. stream says whether the requests will ask for a stream
+// (a few things only a stream can express).
+func (s *Script) ValidateWire(w Wire, stream bool) error {
+	var errs []error
+	for i := range s.Turns {
+		t := &s.Turns[i]
+		if err := t.expressible(w, t.Plan.over(s.Plan), i, stream); err != nil {
+			errs = append(errs, fmt.Errorf("%sturn %d: %w", s.where(i), i+1, err))
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// expressible returns why wire w cannot carry turn t under plan p, or nil.
+func (t *Turn) expressible(w Wire, p Plan, ti int, stream bool) error {
+	fail := func(format string, args ...any) error {
+		return fmt.Errorf("the %s wire cannot express "+format, append([]any{w}, args...)...)
+	}
+	switch w {
+	case WireResponses:
+		if p.IDs == IDsNoIndex {
+			return fail("ids=%s: every Responses event names its item by output_index and item_id", p.IDs)
+		}
+	case WireAnthropic:
+		if p.IDs != IDsFirst {
+			return fail("ids=%s: a content_block_delta names its block by index only", p.IDs)
+		}
+		if !stream {
+			for n, c := range t.Calls {
+				if !isObject(c.args()) {
+					return fail("call %d (%s): a non-streamed tool_use carries its input as a JSON object, and the args are not one", n+1, c.Name)
+				}
+			}
+		}
+	case WireGemini:
+		for n, c := range t.Calls {
+			if len(c.Fragments) > 1 {
+				return fail("the fragments of call %d (%s): a functionCall part arrives whole", n+1, c.Name)
+			}
+			if !isObject(c.args()) {
+				return fail("call %d (%s): functionCall args are a JSON object, and the args are not one", n+1, c.Name)
+			}
+		}
+		if len(t.Calls) > 1 {
+			switch p.Order.By {
+			case RoundRobin, Shuffle:
+				return fail("order=%s: each functionCall part arrives whole, so calls cannot interleave (use sequential, reverse or a schedule naming each call once)", p.Order.By)
+			case Scheduled:
+				seen := map[int]bool{}
+				for _, e := range strings.Fields(p.Order.Schedule) {
+					slot, err := resolve(e, t.Calls, ti)
+					if err == nil && slot >= 0 {
+						if seen[slot] {
+							return fail("schedule %q: it names call %q twice, and a functionCall part arrives whole", p.Order.Schedule, e)
+						}
+						seen[slot] = true
+					}
+				}
+			}
+		}
+	}
+	return nil
+}
+
+func isObject(s string) bool {
+	var v map[string]json.RawMessage
+	return json.Unmarshal([]byte(s), &v) == nil && v != nil
+}
