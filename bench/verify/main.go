@@ -1,10 +1,14 @@
-// Command verify-bench runs aguitest's verifier and the reference verifier
+// Command verify-bench runs aguitest's verifier and the reference client
 // (@ag-ui/client 1.0.0 under Node) on the same stream of a million events
-// in one run, and prints both throughputs and their ratio.
+// in one run, and prints both throughputs and their ratios: in process
+// (parse + verify, verify alone), and as whole processes from start to exit
+// next to cat of the same file (-process). With -big SIZE it also writes an
+// SSE file and a recording of about SIZE bytes and times aguitest verify
+// and cat on them, with peak memory.
 //
 // Usage (from the repository root, after npm ci --prefix internal/oracle):
 //
-//	go run ./bench/verify [-events 1000000]
+//	go run ./bench/verify [-events 1000000] [-process -rounds 5] [-big 1e9]
 package main
 
 import (
@@ -27,6 +31,9 @@ import (
 func main() {
 	n := flag.Int("events", 1_000_000, "number of events in the stream")
 	oracle := flag.String("oracle", "internal/oracle", "directory of the reference client's npm packages")
+	process := flag.Bool("process", false, "time whole processes: aguitest verify, node, cat")
+	rounds := flag.Int("rounds", 5, "rounds of the process comparison")
+	big := flag.Float64("big", 0, "also time an SSE file and a recording of about this many bytes")
 	flag.Parse()
 
 	dir, err := os.MkdirTemp("", "verify-bench")
@@ -41,6 +48,30 @@ func main() {
 	}
 	fmt.Printf("stream: %d events, %.1f MB, %d-event runs (text, 3 interleaved parallel calls, results, a step, state)\n",
 		count, float64(size)/1e6, len(run(0)))
+	if *process || *big > 0 {
+		bin := buildCommand(dir)
+		if *process {
+			fmt.Printf("\nJSON Lines, %d rounds:\n", *rounds)
+			compareProcesses(bin, file, *oracle, *rounds, true)
+		}
+		if *big > 0 {
+			for _, kind := range []string{"sse", "recording"} {
+				path := filepath.Join(dir, "big."+kind)
+				write := writeSSE
+				if kind == "recording" {
+					write = writeRecording
+				}
+				if err := write(file, path, int64(*big)); err != nil {
+					log.Fatal(err)
+				}
+				st, _ := os.Stat(path)
+				fmt.Printf("\n%s, %.2f GB, %d rounds:\n", kind, float64(st.Size())/1e9, max(1, *rounds/2))
+				compareProcesses(bin, path, *oracle, max(1, *rounds/2), false)
+				os.Remove(path)
+			}
+		}
+		return
+	}
 
 	// ours: parse and verify, streaming from the file
 	start := time.Now()
