@@ -1,0 +1,702 @@
+package agui
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+)
+
+// View is what a frontend holds: the messages and state that HttpAgent of
+// @ag-ui/client 1.0.0 assembles from the events of a run
+// (defaultApplyEvents), starting from the conversation and state it sent.
+// Text reopened under one id is joined into one message; a tool call joins
+// the assistant message it names (or one the client creates for it); a
+// result is placed after its call's message and the tool messages already
+// there; MESSAGES_SNAPSHOT merges as the client merges it (keeping its own
+// activity and reasoning messages unless the snapshot owns them);
+// STATE_SNAPSHOT replaces the state, STATE_DELTA and ACTIVITY_DELTA patch
+// it as fast-json-patch does ([ApplyPatch]), a failing patch leaving it
+// unchanged; ACTIVITY_SNAPSHOT, REASONING_* and REASONING_ENCRYPTED_VALUE
+// build their messages; metadata merges key by key.
+//
+// Apply takes events as the client's pipeline hands them to its reducer:
+// after its schema and compatibility stages (unknown fields stripped,
+// legacy shapes translated) and its verifier. Chunk events are expanded
+// here, as the client does. A View does not verify: events the client
+// would reject are applied as far as they can be; verify the stream to
+// know whether the client would have stopped.
+//
+// The zero View is not ready; use [NewView] or [Assemble]. A View belongs
+// to one goroutine at a time.
+type View struct {
+	msgs  []*jsObject
+	state any // what the reducer holds
+	// agent is agent.state: the last state the reducer published. They
+	// differ only after a patch that leaves no document.
+	agent any
+	x     Expander
+	err   error // why the current request stopped
+}
+
+// NewView returns the view of a frontend that sent in: its messages (as
+// the agent's history) and its state. Nil state is {}, the client's
+// default.
+func NewView(in RunAgentInput) *View {
+	v := &View{}
+	for _, m := range in.Messages {
+		v.msgs = append(v.msgs, messageJS(m))
+	}
+	v.state = newJSObject()
+	if s := bytes.TrimSpace(in.State); len(s) > 0 && string(s) != "null" {
+		if st, err := parseJS(s); err == nil {
+			v.state = st
+		}
+	}
+	v.agent = v.state
+	return v
+}
+
+// Assemble returns the view after events, applied to the view of in.
+// The error, when the client's pipeline would have stopped (see
+// [View.Apply]), names the event; the view holds what came before it.
+func Assemble(in RunAgentInput, events []Event) (*View, error) {
+	v := NewView(in)
+	for i, e := range events {
+		if err := v.Apply(e); err != nil {
+			return v, fmt.Errorf("event %d (%s): %w", i, e.Type(), err)
+		}
+	}
+	return v, nil
+}
+
+// messageJS converts a message to the value the client holds after
+// JSON.parse of its JSON.
+func messageJS(m Message) *jsObject {
+	b, err := m.MarshalJSON()
+	var parts []byte
+	if err != nil {
+		// Parts on a text-only role: the client would hold them as they
+		// came; encode the rest and put the parts back.
+		parts, _ = json.Marshal(m.Content.Parts)
+		m.Content = Content{}
+		b, _ = m.MarshalJSON()
+	}
+	v, _ := parseJS(b)
+	o, ok := v.(*jsObject)
+	if !ok {
+		o = newJSObject()
+	}
+	if parts != nil {
+		p, _ := parseJS(parts)
+		o.set("content", p)
+	}
+	return o
+}
+
+// Apply applies one event. It returns an error when the client's pipeline
+// would fail the run here: a chunk it cannot expand, or a state it cannot
+// copy (a function copied into it by a patch). The view then holds what
+// it held before the event and ignores further events until AddMessages
+// starts a new request.
+func (v *View) Apply(e Event) error {
+	if v.err != nil {
+		return v.err
+	}
+	out, err := v.x.Push(e)
+	for _, ex := range out {
+		if ferr := v.apply(ex); ferr != nil {
+			v.err = ferr
+			return ferr
+		}
+	}
+	if err != nil {
+		v.err = err
+		return err
+	}
+	return nil
+}
+
+// AddMessages adds messages on the client's side, as a frontend does
+// between requests (a frontend tool's result, the user's next message),
+// and starts a new request: its events apply to what the client then
+// holds.
+func (v *View) AddMessages(msgs ...Message) {
+	for _, m := range msgs {
+		v.msgs = append(v.msgs, messageJS(m))
+	}
+	v.state = v.agent
+	v.x = Expander{}
+	v.err = nil
+}
+
+// Messages returns the messages as typed values. The typed form loses a
+// few distinctions of the JSON (an assistant message's content "" reads
+// as none, an empty toolCalls list as none); MessagesJSON keeps them.
+// A lone UTF-16 surrogate in a string reads as U+FFFD.
+func (v *View) Messages() []Message {
+	out := make([]Message, 0, len(v.msgs))
+	for _, m := range v.msgs {
+		var msg Message
+		if err := json.Unmarshal(stringifyJS(m), &msg); err != nil {
+			msg = Message{ID: wellFormed(jsToString(m.get("id"))), Role: Role(wellFormed(jsToString(m.get("role"))))}
+		}
+		out = append(out, msg)
+	}
+	return out
+}
+
+// MessagesJSON returns the messages as JSON.stringify writes the client's
+// agent.messages.
+func (v *View) MessagesJSON() json.RawMessage {
+	arr := &jsArray{elems: make([]any, len(v.msgs))}
+	for i, m := range v.msgs {
+		arr.elems[i] = m
+	}
+	return stringifyJS(arr)
+}
+
+// State returns the state as JSON.stringify writes the client's
+// agent.state.
+func (v *View) State() json.RawMessage {
+	if b := stringifyJS(v.agent); b != nil {
+		return b
+	}
+	return json.RawMessage("null")
+}
+
+// MarshalJSON writes {"messages": [...], "state": ...}.
+func (v *View) MarshalJSON() ([]byte, error) {
+	var b bytes.Buffer
+	b.WriteString(`{"messages":`)
+	b.Write(v.MessagesJSON())
+	b.WriteString(`,"state":`)
+	b.Write(v.State())
+	b.WriteByte('}')
+	return b.Bytes(), nil
+}
+
+// String returns the view's JSON.
+func (v *View) String() string {
+	b, _ := v.MarshalJSON()
+	return string(b)
+}
+
+// field reads a top-level field of an event as a value; absent is
+// undefined.
+func field(e Event, name string) any {
+	raw, ok := e.Field(name)
+	if !ok {
+		return jsUndef
+	}
+	x, err := parseJS(raw)
+	if err != nil {
+		return jsUndef
+	}
+	return x
+}
+
+// find returns the first message whose id is id, and its index.
+func (v *View) find(id any) (*jsObject, int) {
+	for i, m := range v.msgs {
+		if jsStrictEqual(m.get("id"), id) {
+			return m, i
+		}
+	}
+	return nil, -1
+}
+
+func role(m *jsObject) any { return m.get("role") }
+
+func isRole(m *jsObject, r string) bool {
+	s, ok := role(m).(string)
+	return ok && s == r
+}
+
+// callsOf returns a message's tool calls when it has a list of them.
+func callsOf(m *jsObject) []any {
+	if a, ok := m.get("toolCalls").(*jsArray); ok {
+		return a.elems
+	}
+	return nil
+}
+
+// findCall returns the first message holding a call with id, and the call.
+func (v *View) findCall(id any, assistantOnly bool) (*jsObject, int, *jsObject) {
+	for i, m := range v.msgs {
+		if assistantOnly && !isRole(m, "assistant") {
+			continue
+		}
+		for _, c := range callsOf(m) {
+			if co, ok := c.(*jsObject); ok && jsStrictEqual(co.get("id"), id) {
+				return m, i, co
+			}
+		}
+	}
+	return nil, -1, nil
+}
+
+// mergeMetadataInto folds an event's metadata into target, as the client's
+// applyEventMetadata does: key by key, the event's keys winning.
+func mergeMetadataInto(target *jsObject, e Event) {
+	if target == nil {
+		return
+	}
+	in := field(e, "metadata")
+	if _, ok := in.(jsUndefined); ok {
+		return
+	}
+	merged := newJSObject()
+	if old, ok := target.own("metadata"); ok {
+		if _, undef := old.(jsUndefined); !undef {
+			spreadInto(merged, old)
+		}
+	}
+	spreadInto(merged, in)
+	target.set("metadata", merged)
+}
+
+// apply is the reducer for one expanded event.
+func (v *View) apply(e Event) error {
+	switch e.Type() {
+	case TextMessageStart, ReasoningMessageStart:
+		id := field(e, "messageId")
+		existing, _ := v.find(id)
+		if existing != nil && isRole(existing, "activity") {
+			return nil
+		}
+		if existing == nil {
+			existing = newJSObject()
+			existing.set("id", id)
+			if e.Type() == TextMessageStart {
+				r := field(e, "role")
+				if _, ok := r.(jsUndefined); ok {
+					r = "assistant"
+				}
+				existing.set("role", r)
+				existing.set("content", "")
+				if name := field(e, "name"); !isUndefined(name) {
+					existing.set("name", name)
+				}
+			} else {
+				existing.set("role", "reasoning")
+				existing.set("content", "")
+			}
+			if sub := field(e, "subagentRunId"); !jsNullish(sub) {
+				existing.set("subagentRunId", sub)
+			}
+			v.msgs = append(v.msgs, existing)
+		}
+		mergeMetadataInto(existing, e)
+
+	case TextMessageContent, ReasoningMessageContent:
+		m, _ := v.find(field(e, "messageId"))
+		if m == nil || isRole(m, "activity") {
+			return nil
+		}
+		old, _ := m.get("content").(string)
+		m.set("content", jsConcat(old, jsToString(field(e, "delta"))))
+		mergeMetadataInto(m, e)
+
+	case TextMessageEnd, ReasoningMessageEnd:
+		m, _ := v.find(field(e, "messageId"))
+		if m == nil || isRole(m, "activity") {
+			return nil
+		}
+		mergeMetadataInto(m, e)
+
+	case ToolCallStart:
+		v.toolCallStart(e)
+
+	case ToolCallArgs, ToolCallEnd:
+		_, _, call := v.findCall(field(e, "toolCallId"), false)
+		if call == nil {
+			return nil
+		}
+		if e.Type() == ToolCallArgs {
+			fn, err := jsGet(call.get("function"), "arguments")
+			if err != nil {
+				return err
+			}
+			if err := jsSet(call.get("function"), "arguments", jsConcat(jsToString(fn), jsToString(field(e, "delta")))); err != nil {
+				return err
+			}
+		}
+		mergeMetadataInto(call, e)
+
+	case ToolCallResult:
+		v.toolCallResult(e)
+
+	case StateSnapshot:
+		v.state = field(e, "snapshot")
+		if !isUndefined(v.state) {
+			v.agent = v.state
+		}
+
+	case StateDelta:
+		next, err := applyPatchJS(v.state, field(e, "delta"))
+		if err != nil {
+			return nil // the client warns and keeps its state
+		}
+		v.state = next
+		if !isUndefined(next) {
+			if _, err := structuredCloneJS(next); err != nil {
+				return fmt.Errorf("STATE_DELTA: the client cannot copy the patched state: %w", err)
+			}
+			v.agent = next
+		}
+
+	case MessagesSnapshot:
+		v.messagesSnapshot(e)
+
+	case ActivitySnapshot:
+		v.activitySnapshot(e)
+
+	case ActivityDelta:
+		v.activityDelta(e)
+
+	case RunStarted:
+		in, ok := field(e, "input").(*jsObject)
+		if !ok {
+			return nil
+		}
+		list, ok := in.get("messages").(*jsArray)
+		if !ok {
+			return nil
+		}
+		for _, x := range list.elems {
+			m, ok := x.(*jsObject)
+			if !ok {
+				continue
+			}
+			m = withoutNullTag(m)
+			if found, _ := v.find(m.get("id")); found == nil {
+				v.msgs = append(v.msgs, m)
+			}
+		}
+
+	case ReasoningEncryptedValue:
+		entity, value := field(e, "entityId"), field(e, "encryptedValue")
+		if s, _ := field(e, "subtype").(string); s == "tool-call" {
+			if _, _, call := v.findCall(entity, true); call != nil {
+				call.set("encryptedValue", value)
+			}
+			return nil
+		}
+		if m, _ := v.find(entity); m != nil && !isRole(m, "activity") {
+			m.set("encryptedValue", value)
+		}
+	}
+	return nil
+}
+
+func isUndefined(x any) bool {
+	_, ok := x.(jsUndefined)
+	return ok
+}
+
+// withoutNullTag returns m without a null subagentRunId (a copy when it
+// has one): the client reads a null tag as absent.
+func withoutNullTag(m *jsObject) *jsObject {
+	if t, ok := m.own("subagentRunId"); ok && t == nil {
+		c := m.spread()
+		c.del("subagentRunId")
+		return c
+	}
+	return m
+}
+
+func (v *View) toolCallStart(e Event) {
+	id := field(e, "toolCallId")
+	name := field(e, "toolCallName")
+	if _, _, call := v.findCall(id, false); call != nil {
+		// A start applied twice updates the call instead of adding one.
+		if fn := call.get("function"); !jsStrictEqual(mustGet(fn, "name"), name) {
+			_ = jsSet(fn, "name", name)
+		}
+		mergeMetadataInto(call, e)
+		return
+	}
+	pre := make([]any, len(v.msgs))
+	for i, m := range v.msgs {
+		pre[i] = m.get("id")
+	}
+	target := v.resolveAssistant(field(e, "parentMessageId"), id)
+	created := true
+	for _, p := range pre {
+		if sameValueZero(p, target.get("id")) {
+			created = false
+			break
+		}
+	}
+	if sub := field(e, "subagentRunId"); created && !jsNullish(sub) && isUndefined(target.get("subagentRunId")) {
+		target.set("subagentRunId", sub)
+	}
+	if jsNullish(target.get("toolCalls")) {
+		target.set("toolCalls", &jsArray{})
+	}
+	call := newJSObject()
+	call.set("id", id)
+	call.set("type", "function")
+	fn := newJSObject()
+	fn.set("name", name)
+	fn.set("arguments", "")
+	call.set("function", fn)
+	if list, ok := target.get("toolCalls").(*jsArray); ok {
+		list.elems = append(list.elems, call)
+	}
+	mergeMetadataInto(call, e)
+}
+
+func mustGet(v any, k string) any {
+	x, err := jsGet(v, k)
+	if err != nil {
+		return jsUndef
+	}
+	return x
+}
+
+// resolveAssistant finds or creates the assistant message a call joins:
+// the assistant message named parent; else a new one under parent's id,
+// or under the call's id when parent names another kind of message or is
+// not given.
+func (v *View) resolveAssistant(parent, callID any) *jsObject {
+	newMsg := func(id any) *jsObject {
+		m := newJSObject()
+		m.set("id", id)
+		m.set("role", "assistant")
+		m.set("toolCalls", &jsArray{})
+		v.msgs = append(v.msgs, m)
+		return m
+	}
+	if !jsTruthy(parent) {
+		return newMsg(callID)
+	}
+	existing, _ := v.find(parent)
+	if existing != nil && isRole(existing, "assistant") {
+		return existing
+	}
+	if existing != nil {
+		return newMsg(callID)
+	}
+	return newMsg(parent)
+}
+
+func (v *View) toolCallResult(e Event) {
+	callID := field(e, "toolCallId")
+	m := newJSObject()
+	m.set("id", field(e, "messageId"))
+	m.set("toolCallId", callID)
+	r := field(e, "role")
+	if !jsTruthy(r) {
+		r = "tool"
+	}
+	m.set("role", r)
+	m.set("content", field(e, "content"))
+	if sub := field(e, "subagentRunId"); !jsNullish(sub) {
+		m.set("subagentRunId", sub)
+	}
+	mergeMetadataInto(m, e)
+	_, owner, _ := v.findCall(callID, true)
+	if owner < 0 {
+		v.msgs = append(v.msgs, m)
+		return
+	}
+	at := owner + 1
+	for at < len(v.msgs) && isRole(v.msgs[at], "tool") {
+		at++
+	}
+	v.msgs = append(v.msgs, nil)
+	copy(v.msgs[at+1:], v.msgs[at:])
+	v.msgs[at] = m
+}
+
+// activityScope is what a MESSAGES_SNAPSHOT's metadata says about the
+// activity types it owns (activity-history.ts): unset (absent), all
+// (null), or a list.
+type activityScope struct {
+	set, all bool
+	types    []string
+}
+
+func scopeOf(e Event) activityScope {
+	md, ok := field(e, "metadata").(*jsObject)
+	if !ok {
+		return activityScope{}
+	}
+	t, ok := md.own("@ag-ui/client")
+	if !ok {
+		return activityScope{}
+	}
+	to, ok := t.(*jsObject)
+	if !ok {
+		return activityScope{set: true} // no types owned
+	}
+	a, ok := to.own("authoritativeActivityTypes")
+	if !ok {
+		return activityScope{}
+	}
+	if a == nil {
+		return activityScope{set: true, all: true}
+	}
+	arr, ok := a.(*jsArray)
+	if !ok {
+		return activityScope{set: true}
+	}
+	var types []string
+	for _, x := range arr.elems {
+		s, ok := x.(string)
+		if !ok {
+			return activityScope{set: true}
+		}
+		types = append(types, s)
+	}
+	return activityScope{set: true, types: types}
+}
+
+func (v *View) messagesSnapshot(e Event) {
+	list, ok := field(e, "messages").(*jsArray)
+	if !ok {
+		return
+	}
+	var incoming []*jsObject
+	for _, x := range list.elems {
+		if m, ok := x.(*jsObject); ok {
+			incoming = append(incoming, withoutNullTag(m))
+		}
+	}
+	byID := func(id any) *jsObject { // the last one with this id wins
+		var found *jsObject
+		for _, m := range incoming {
+			if sameValueZero(m.get("id"), id) {
+				found = m
+			}
+		}
+		return found
+	}
+	scope := scopeOf(e)
+	hasActivity, hasReasoning := false, false
+	for _, m := range incoming {
+		hasActivity = hasActivity || isRole(m, "activity")
+		hasReasoning = hasReasoning || isRole(m, "reasoning")
+	}
+	preserved := func(m *jsObject) bool {
+		if isRole(m, "activity") {
+			switch {
+			case scope.all:
+				return false
+			case scope.set:
+				for _, t := range scope.types {
+					if s, ok := m.get("activityType").(string); ok && s == t {
+						return false
+					}
+				}
+				return true
+			}
+			return !hasActivity
+		}
+		return isRole(m, "reasoning") && !hasReasoning
+	}
+	var kept []*jsObject
+	for _, m := range v.msgs {
+		if r := byID(m.get("id")); r != nil {
+			kept = append(kept, r)
+		} else if preserved(m) {
+			kept = append(kept, m)
+		}
+	}
+	ids := make([]any, len(kept))
+	for i, m := range kept {
+		ids[i] = m.get("id")
+	}
+	for _, m := range incoming {
+		seen := false
+		for _, id := range ids {
+			if sameValueZero(id, m.get("id")) {
+				seen = true
+				break
+			}
+		}
+		if !seen {
+			kept = append(kept, m)
+		}
+	}
+	v.msgs = kept
+}
+
+func (v *View) activitySnapshot(e Event) {
+	id := field(e, "messageId")
+	existing, at := v.find(id)
+	var activity *jsObject
+	if existing != nil && isRole(existing, "activity") {
+		activity = existing
+	}
+	replace := field(e, "replace")
+	if jsNullish(replace) {
+		replace = true
+	}
+	sub := field(e, "subagentRunId")
+	content := field(e, "content") // parsed afresh: already the client's copy
+	var target *jsObject
+	switch {
+	case at < 0 || (activity == nil && jsTruthy(replace)):
+		m := newJSObject()
+		m.set("id", id)
+		m.set("role", "activity")
+		m.set("activityType", field(e, "activityType"))
+		m.set("content", content)
+		if !jsNullish(sub) {
+			m.set("subagentRunId", sub)
+		}
+		if at < 0 {
+			v.msgs = append(v.msgs, m)
+		} else {
+			v.msgs[at] = m
+		}
+		target = m
+	case activity != nil:
+		if jsTruthy(replace) {
+			m := activity.spread()
+			m.set("activityType", field(e, "activityType"))
+			m.set("content", content)
+			m.set("subagentRunId", sub)
+			if jsNullish(sub) {
+				m.del("subagentRunId")
+			}
+			v.msgs[at] = m
+		}
+		target = v.msgs[at]
+	}
+	mergeMetadataInto(target, e)
+}
+
+func (v *View) activityDelta(e Event) {
+	m, at := v.find(field(e, "messageId"))
+	if m == nil || !isRole(m, "activity") {
+		return
+	}
+	mergeMetadataInto(m, e)
+	base := m.get("content")
+	if jsNullish(base) {
+		base = newJSObject()
+	}
+	base, err := structuredCloneJS(base)
+	if err != nil {
+		return
+	}
+	patch := field(e, "patch")
+	if jsNullish(patch) {
+		patch = &jsArray{}
+	}
+	next, err := applyPatchJS(base, patch)
+	if err != nil {
+		return // the client warns and keeps the content
+	}
+	next, err = structuredCloneJS(next)
+	if err != nil {
+		return
+	}
+	c := m.spread()
+	c.set("content", next)
+	c.set("activityType", field(e, "activityType"))
+	v.msgs[at] = c
+}
