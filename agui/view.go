@@ -3,7 +3,9 @@ package agui
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"strings"
 )
 
 // View is what a frontend holds: the messages and state that HttpAgent of
@@ -36,6 +38,40 @@ type View struct {
 	agent any
 	x     Expander
 	err   error // why the current request stopped
+	// texts are the strings being streamed into messages and calls, so
+	// that appending a delta costs the delta, not the whole text.
+	texts map[*jsObject]*textBuf
+}
+
+// textBuf builds a streamed string; last is the string it gave out last.
+type textBuf struct {
+	b    strings.Builder
+	last string
+}
+
+// appendText returns old+delta as JavaScript joins them, for the text
+// that holder (a message, a call's function) streams. While old is the
+// string this builds, the delta is appended to it in place.
+func (v *View) appendText(holder *jsObject, old, delta string) string {
+	if len(old) >= 3 && len(delta) >= 3 {
+		if _, ok := surrogateAt(old, len(old)-3); ok {
+			delete(v.texts, holder)
+			return jsConcat(old, delta) // may join a surrogate pair
+		}
+	}
+	if v.texts == nil {
+		v.texts = map[*jsObject]*textBuf{}
+	}
+	tb := v.texts[holder]
+	if tb == nil || tb.last != old { // equal strings compare in O(1) when they share bytes
+		tb = &textBuf{}
+		tb.b.Grow(2*len(old) + len(delta))
+		tb.b.WriteString(old)
+		v.texts[holder] = tb
+	}
+	tb.b.WriteString(delta)
+	tb.last = tb.b.String()
+	return tb.last
 }
 
 // NewView returns the view of a frontend that sent in: its messages (as
@@ -127,6 +163,7 @@ func (v *View) AddMessages(msgs ...Message) {
 	v.state = v.agent
 	v.x = Expander{}
 	v.err = nil
+	v.texts = nil
 }
 
 // Messages returns the messages as typed values. The typed form loses a
@@ -294,7 +331,7 @@ func (v *View) apply(e Event) error {
 			return nil
 		}
 		old, _ := m.get("content").(string)
-		m.set("content", jsConcat(old, jsToString(field(e, "delta"))))
+		m.set("content", v.appendText(m, old, jsToString(field(e, "delta"))))
 		mergeMetadataInto(m, e)
 
 	case TextMessageEnd, ReasoningMessageEnd:
@@ -313,11 +350,17 @@ func (v *View) apply(e Event) error {
 			return nil
 		}
 		if e.Type() == ToolCallArgs {
-			fn, err := jsGet(call.get("function"), "arguments")
+			fn := call.get("function")
+			args, err := jsGet(fn, "arguments")
 			if err != nil {
 				return err
 			}
-			if err := jsSet(call.get("function"), "arguments", jsConcat(jsToString(fn), jsToString(field(e, "delta")))); err != nil {
+			delta := jsToString(field(e, "delta"))
+			joined := jsConcat(jsToString(args), delta)
+			if fo, ok := fn.(*jsObject); ok {
+				joined = v.appendText(fo, jsToString(args), delta)
+			}
+			if err := jsSet(fn, "arguments", joined); err != nil {
 				return err
 			}
 		}
@@ -337,6 +380,9 @@ func (v *View) apply(e Event) error {
 		if err != nil {
 			return nil // the client warns and keeps its state
 		}
+		if hasCycle(next) {
+			return errCycle
+		}
 		v.state = next
 		if !isUndefined(next) {
 			if _, err := structuredCloneJS(next); err != nil {
@@ -352,7 +398,7 @@ func (v *View) apply(e Event) error {
 		v.activitySnapshot(e)
 
 	case ActivityDelta:
-		v.activityDelta(e)
+		return v.activityDelta(e)
 
 	case RunStarted:
 		in, ok := field(e, "input").(*jsObject)
@@ -669,10 +715,10 @@ func (v *View) activitySnapshot(e Event) {
 	mergeMetadataInto(target, e)
 }
 
-func (v *View) activityDelta(e Event) {
+func (v *View) activityDelta(e Event) error {
 	m, at := v.find(field(e, "messageId"))
 	if m == nil || !isRole(m, "activity") {
-		return
+		return nil
 	}
 	mergeMetadataInto(m, e)
 	base := m.get("content")
@@ -681,7 +727,7 @@ func (v *View) activityDelta(e Event) {
 	}
 	base, err := structuredCloneJS(base)
 	if err != nil {
-		return
+		return nil
 	}
 	patch := field(e, "patch")
 	if jsNullish(patch) {
@@ -689,14 +735,24 @@ func (v *View) activityDelta(e Event) {
 	}
 	next, err := applyPatchJS(base, patch)
 	if err != nil {
-		return // the client warns and keeps the content
+		return nil // the client warns and keeps the content
+	}
+	if hasCycle(next) {
+		return errCycle
 	}
 	next, err = structuredCloneJS(next)
 	if err != nil {
-		return
+		return nil
 	}
 	c := m.spread()
 	c.set("content", next)
 	c.set("activityType", field(e, "activityType"))
 	v.msgs[at] = c
+	return nil
 }
+
+// errCycle stops the view where the client would go on holding a value
+// that contains itself (a patch that moved the whole document into
+// itself): the client can neither print it nor send it in its next
+// request, and no JSON can say what the view holds.
+var errCycle = errors.New("a patch moved the whole document into itself; the client holds a value that contains itself, which no JSON can write")
