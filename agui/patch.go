@@ -31,6 +31,9 @@ import (
 //   - a move or copy of a missing path to the root leaves no document
 //     (undefined).
 //
+// A patch whose copies would grow the document past maxPatchValues values
+// fails here; in the client it would exhaust memory.
+//
 // An operation whose shape @ag-ui/core's JsonPatch schema rejects is an
 // error here, where fast-json-patch may go on: the client fails such an
 // event before it reaches the applier. A move of the whole document into
@@ -73,6 +76,7 @@ const (
 	patchDataClone      = "DataCloneError"
 	patchNoDocument     = "NO_DOCUMENT"
 	patchCycle          = "CIRCULAR_RESULT"
+	patchTooLarge       = "DOCUMENT_TOO_LARGE"
 )
 
 // ApplyPatch applies a JSON Patch (RFC 6902) to a JSON document as the
@@ -154,6 +158,12 @@ func readOp(v any, index int) (*patchOp, error) {
 	return op, nil
 }
 
+// maxPatchValues bounds the values a document may grow to while a patch
+// applies. Each copy can double a document, so a short patch can ask for
+// more memory than any client has; past the bound the patch fails here
+// rather than exhausting memory, as it would in the client.
+const maxPatchValues = 1 << 20
+
 // applyPatchJS is applyPatch(doc, patch, true, false).
 func applyPatchJS(doc, patch any) (any, error) {
 	ops, ok := patch.(*jsArray)
@@ -164,10 +174,18 @@ func applyPatchJS(doc, patch any) (any, error) {
 	if err != nil {
 		return nil, typeErr(0, err)
 	}
+	size := countValues(doc)
 	for i, v := range ops.elems {
 		op, err := readOp(v, i)
 		if err != nil {
 			return nil, err
+		}
+		if op.op == "copy" {
+			if from, err := getByPointer(doc, op.from, i); err == nil {
+				if size += countValues(from); size > maxPatchValues {
+					return nil, &PatchError{i, patchTooLarge, fmt.Sprintf("the document would grow past %d values", maxPatchValues)}
+				}
+			}
 		}
 		doc, _, err = applyOp(doc, op, true, i)
 		if err != nil {
@@ -175,6 +193,42 @@ func applyPatchJS(doc, patch any) (any, error) {
 		}
 	}
 	return doc, nil
+}
+
+// countValues counts the values in v, stopping early past the bound (and
+// at a value that contains itself, which copying refuses anyway).
+func countValues(v any) int {
+	n := 0
+	seen := map[any]bool{}
+	var walk func(v any)
+	walk = func(v any) {
+		n++
+		if n > maxPatchValues {
+			return
+		}
+		switch x := v.(type) {
+		case *jsObject:
+			if seen[x] {
+				return
+			}
+			seen[x] = true
+			for _, k := range x.keys {
+				walk(x.vals[k])
+			}
+			delete(seen, x)
+		case *jsArray:
+			if seen[x] {
+				return
+			}
+			seen[x] = true
+			for _, e := range x.elems {
+				walk(e)
+			}
+			delete(seen, x)
+		}
+	}
+	walk(v)
+	return n
 }
 
 // deepCloneFJP is fast-json-patch's _deepClone: a JSON round trip for

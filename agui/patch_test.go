@@ -51,6 +51,7 @@ func TestApplyPatch(t *testing.T) {
 		{name: "value required", doc: `{}`, patch: `[{"op":"add","path":"/a"}]`, errName: patchValueRequired},
 		{name: "escapes", doc: `{"a/b":{"~":1}}`, patch: `[{"op":"replace","path":"/a~1b/~0","value":2}]`, want: `{"a/b":{"~":2}}`},
 		{name: "lone surrogate kept", doc: `{}`, patch: `[{"op":"add","path":"/s","value":"\ud83d"}]`, want: `{"s":"\ud83d"}`},
+		{name: "copies past the bound", doc: `{"a":[0,0,0,0,0,0,0,0]}`, patch: `[` + strings.Repeat(`{"op":"copy","from":"/a","path":"/a/0"},`, 30) + `{"op":"test","path":"","value":1}]`, errName: patchTooLarge},
 		{name: "infinity is null after a clone", doc: `{"n":1e400}`, patch: `[]`, want: `{"n":null}`},
 	}
 	for _, tt := range tests {

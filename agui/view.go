@@ -41,6 +41,7 @@ type View struct {
 	// texts are the strings being streamed into messages and calls, so
 	// that appending a delta costs the delta, not the whole text.
 	texts map[*jsObject]*textBuf
+	index viewIndex
 }
 
 // textBuf builds a streamed string; last is the string it gave out last.
@@ -140,7 +141,15 @@ func (v *View) Apply(e Event) error {
 	}
 	out, err := v.x.Push(e)
 	for _, ex := range out {
-		if ferr := v.apply(ex); ferr != nil {
+		ferr := v.apply(ex)
+		switch ex.Type() {
+		case TextMessageContent, TextMessageEnd, ToolCallArgs, ToolCallEnd,
+			ReasoningMessageContent, ReasoningMessageEnd, StateDelta, StateSnapshot:
+			// The list of messages and calls stays as it was.
+		default:
+			v.changed()
+		}
+		if ferr != nil {
 			v.err = ferr
 			return ferr
 		}
@@ -160,6 +169,7 @@ func (v *View) AddMessages(msgs ...Message) {
 	for _, m := range msgs {
 		v.msgs = append(v.msgs, messageJS(m))
 	}
+	v.changed()
 	v.state = v.agent
 	v.x = Expander{}
 	v.err = nil
@@ -232,12 +242,68 @@ func field(e Event, name string) any {
 	return x
 }
 
+// viewIndex finds messages and calls by id without scanning: the first
+// message with each id, the first message holding each call id, and the
+// first assistant message holding it. It is rebuilt after any change to
+// the list of messages or their calls.
+type viewIndex struct {
+	valid      bool
+	msgs       map[any]int
+	calls      map[any]callRef
+	assistants map[any]callRef
+}
+
+type callRef struct {
+	at   int
+	call *jsObject
+}
+
+// idKey is a map key that is equal for ids JavaScript finds ===.
+func idKey(v any) any {
+	if f, ok := v.(float64); ok && f == 0 {
+		return 0.0 // -0 === 0
+	}
+	return v
+}
+
+func (v *View) changed() { v.index.valid = false }
+
+func (v *View) indexed() *viewIndex {
+	ix := &v.index
+	if ix.valid {
+		return ix
+	}
+	*ix = viewIndex{valid: true, msgs: map[any]int{}, calls: map[any]callRef{}, assistants: map[any]callRef{}}
+	for i, m := range v.msgs {
+		k := idKey(m.get("id"))
+		if _, ok := ix.msgs[k]; !ok {
+			ix.msgs[k] = i
+		}
+		assistant := isRole(m, "assistant")
+		for _, c := range callsOf(m) {
+			co, ok := c.(*jsObject)
+			if !ok {
+				continue
+			}
+			ck := idKey(co.get("id"))
+			if _, ok := ix.calls[ck]; !ok {
+				ix.calls[ck] = callRef{i, co}
+			}
+			if _, ok := ix.assistants[ck]; !ok && assistant {
+				ix.assistants[ck] = callRef{i, co}
+			}
+		}
+	}
+	return ix
+}
+
 // find returns the first message whose id is id, and its index.
 func (v *View) find(id any) (*jsObject, int) {
-	for i, m := range v.msgs {
-		if jsStrictEqual(m.get("id"), id) {
-			return m, i
-		}
+	if f, ok := id.(float64); ok && f != f {
+		return nil, -1 // NaN is not === to itself
+	}
+	if i, ok := v.indexed().msgs[idKey(id)]; ok {
+		return v.msgs[i], i
 	}
 	return nil, -1
 }
@@ -257,17 +323,19 @@ func callsOf(m *jsObject) []any {
 	return nil
 }
 
-// findCall returns the first message holding a call with id, and the call.
+// findCall returns the first message holding a call with id (the first
+// assistant message when assistantOnly), its index, and the call.
 func (v *View) findCall(id any, assistantOnly bool) (*jsObject, int, *jsObject) {
-	for i, m := range v.msgs {
-		if assistantOnly && !isRole(m, "assistant") {
-			continue
-		}
-		for _, c := range callsOf(m) {
-			if co, ok := c.(*jsObject); ok && jsStrictEqual(co.get("id"), id) {
-				return m, i, co
-			}
-		}
+	if f, ok := id.(float64); ok && f != f {
+		return nil, -1, nil
+	}
+	ix := v.indexed()
+	refs := ix.calls
+	if assistantOnly {
+		refs = ix.assistants
+	}
+	if r, ok := refs[idKey(id)]; ok {
+		return v.msgs[r.at], r.at, r.call
 	}
 	return nil, -1, nil
 }
@@ -417,6 +485,7 @@ func (v *View) apply(e Event) error {
 			m = withoutNullTag(m)
 			if found, _ := v.find(m.get("id")); found == nil {
 				v.msgs = append(v.msgs, m)
+				v.changed()
 			}
 		}
 
@@ -610,15 +679,11 @@ func (v *View) messagesSnapshot(e Event) {
 			incoming = append(incoming, withoutNullTag(m))
 		}
 	}
-	byID := func(id any) *jsObject { // the last one with this id wins
-		var found *jsObject
-		for _, m := range incoming {
-			if sameValueZero(m.get("id"), id) {
-				found = m
-			}
-		}
-		return found
+	last := map[any]*jsObject{} // by id, the last one wins
+	for _, m := range incoming {
+		last[idKey(m.get("id"))] = m
 	}
+	byID := func(id any) *jsObject { return last[idKey(id)] }
 	scope := scopeOf(e)
 	hasActivity, hasReasoning := false, false
 	for _, m := range incoming {
@@ -650,19 +715,12 @@ func (v *View) messagesSnapshot(e Event) {
 			kept = append(kept, m)
 		}
 	}
-	ids := make([]any, len(kept))
-	for i, m := range kept {
-		ids[i] = m.get("id")
+	ids := map[any]bool{}
+	for _, m := range kept {
+		ids[idKey(m.get("id"))] = true
 	}
 	for _, m := range incoming {
-		seen := false
-		for _, id := range ids {
-			if sameValueZero(id, m.get("id")) {
-				seen = true
-				break
-			}
-		}
-		if !seen {
+		if !ids[idKey(m.get("id"))] { // not updated as it goes: duplicates are all added
 			kept = append(kept, m)
 		}
 	}
