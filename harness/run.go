@@ -23,9 +23,11 @@ import (
 type Golden int
 
 const (
-	// Merged keeps the merged view: messages and calls joined, arguments
-	// parsed, parallel calls in a canonical order. A test that should not
-	// depend on how the provider fragments uses it. It is the zero value.
+	// Merged keeps the merged view: run by run, the messages and state
+	// the client ends up with (text joined, calls in their message,
+	// arguments parsed, parallel calls in a canonical order) and the other
+	// events. A test that should not depend on how the provider fragments
+	// uses it. It is the zero value.
 	Merged Golden = iota
 	// Wire keeps every event, fragments included, in order.
 	Wire
@@ -310,7 +312,11 @@ func (o Options) RunCase(t testing.TB, agent Agent, c Case) *Result {
 		if c.Golden == Wire {
 			view = golden.Wire
 		}
-		entries := golden.Normalizer{Scrubs: c.Scrubs}.Normalize(res.Events(), view)
+		runs := make([]golden.Run, len(res.Runs))
+		for i := range res.Runs {
+			runs[i] = golden.Run{Input: &res.Runs[i].Input, Events: res.Runs[i].Events}
+		}
+		entries := golden.Normalizer{Scrubs: c.Scrubs}.NormalizeRuns(runs, view)
 		dir := o.Dir
 		if dir == "" {
 			dir = "testdata"
