@@ -586,8 +586,8 @@ func hasCycle(v any) bool {
 	return walk(v)
 }
 
-// jsTruthy is JavaScript's truthiness.
-func jsTruthy(v any) bool {
+// jvTruthy is JavaScript's truthiness.
+func jvTruthy(v any) bool {
 	switch x := v.(type) {
 	case nil, jsUndefined:
 		return false

@@ -349,7 +349,7 @@ func applyOp(doc any, op *patchOp, validate bool, index int) (newDoc, result any
 			}
 			obj = v
 		}
-		if validate && t < n && (!jsTruthy(obj) || !isJSObjectType(obj)) {
+		if validate && t < n && (!jvTruthy(obj) || !isJSObjectType(obj)) {
 			return nil, nil, &PatchError{index, patchUnresolvable, "Cannot perform operation at the desired path"}
 		}
 	}
@@ -358,7 +358,7 @@ func applyOp(doc any, op *patchOp, validate bool, index int) (newDoc, result any
 // validateAt is the validator's check of an operation against the
 // document, at frag, the part of the path that exists.
 func validateAt(doc any, op *patchOp, frag string, index int) error {
-	if !jsTruthy(doc) {
+	if !jvTruthy(doc) {
 		return nil
 	}
 	switch op.op {
@@ -472,7 +472,7 @@ func moveOrCopy(doc any, op *patchOp, index int) (any, any, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	if jsTruthy(removed) {
+	if jvTruthy(removed) {
 		if removed, err = deepCloneFJP(removed); err != nil {
 			return nil, nil, typeErr(index, err)
 		}
@@ -601,7 +601,7 @@ func jsAreEquals(a, b any) (bool, error) {
 	if jsStrictEqual(a, b) {
 		return true, nil
 	}
-	if jsTruthy(a) && jsTruthy(b) && isJSObjectType(a) && isJSObjectType(b) {
+	if jvTruthy(a) && jvTruthy(b) && isJSObjectType(a) && isJSObjectType(b) {
 		arrA, okA := a.(*jsArray)
 		arrB, okB := b.(*jsArray)
 		if okA && okB {

@@ -21,12 +21,16 @@ import (
 // unchanged; ACTIVITY_SNAPSHOT, REASONING_* and REASONING_ENCRYPTED_VALUE
 // build their messages; metadata merges key by key.
 //
-// Apply takes events as the client's pipeline hands them to its reducer:
-// after its schema and compatibility stages (unknown fields stripped,
-// legacy shapes translated) and its verifier. Chunk events are expanded
-// here, as the client does. A View does not verify: events the client
-// would reject are applied as far as they can be; verify the stream to
-// know whether the client would have stopped.
+// Apply takes events as the client receives them and runs them through
+// the client's stages before its reducer: the compatibility boundary
+// (legacy THINKING_* translated, with ids minted here as the client mints
+// its own; tolerated nulls dropped), the schema (unknown event types
+// dropped, unknown fields stripped; an event that breaks its schema stops
+// the request, as it fails the client's run), and chunk expansion. It does
+// not check the order of events: the client's verifier rejects a stream
+// at its first ordering mistake, while a View applies what it can. Verify
+// the stream (Verifier, Reference profile) to know whether and where the
+// client would have stopped.
 //
 // The zero View is not ready; use [NewView] or [Assemble]. A View belongs
 // to one goroutine at a time.
@@ -36,8 +40,10 @@ type View struct {
 	// agent is agent.state: the last state the reducer published. They
 	// differ only after a patch that leaves no document.
 	agent any
-	x     Expander
-	err   error // why the current request stopped
+	x       Expander
+	compat  compat
+	checker checker
+	err     error // why the current request stopped
 	// texts are the strings being streamed into messages and calls, so
 	// that appending a delta costs the delta, not the whole text.
 	texts map[*jsObject]*textBuf
@@ -139,6 +145,25 @@ func (v *View) Apply(e Event) error {
 	if v.err != nil {
 		return v.err
 	}
+	if t, ok := v.compat.apply(&e); ok {
+		e = t
+	}
+	if !e.typ.Known() {
+		return nil // the client drops types it does not know
+	}
+	if !fastValid(&e) {
+		s := eventSchemas[e.typ]
+		v.checker.checkEvent(e.raw, s)
+		if issues := v.checker.issues; len(issues) > 0 {
+			v.err = fmt.Errorf("schema: %s", schemaText(e.typ, issues))
+			return v.err
+		}
+		if sp, _, err := scanValue(e.raw, 0); err == nil && needsStrip(e.raw, sp, s) {
+			if t, err := ParseEvent(appendStripped(nil, e.raw, sp, s)); err == nil {
+				e = t
+			}
+		}
+	}
 	out, err := v.x.Push(e)
 	for _, ex := range out {
 		ferr := v.apply(ex)
@@ -172,6 +197,7 @@ func (v *View) AddMessages(msgs ...Message) {
 	v.changed()
 	v.state = v.agent
 	v.x = Expander{}
+	v.compat = compat{minted: v.compat.minted} // minted ids stay unique
 	v.err = nil
 	v.texts = nil
 }
@@ -230,7 +256,7 @@ func (v *View) String() string {
 
 // field reads a top-level field of an event as a value; absent is
 // undefined.
-func field(e Event, name string) any {
+func viewField(e Event, name string) any {
 	raw, ok := e.Field(name)
 	if !ok {
 		return jsUndef
@@ -346,7 +372,7 @@ func mergeMetadataInto(target *jsObject, e Event) {
 	if target == nil {
 		return
 	}
-	in := field(e, "metadata")
+	in := viewField(e, "metadata")
 	if _, ok := in.(jsUndefined); ok {
 		return
 	}
@@ -364,7 +390,7 @@ func mergeMetadataInto(target *jsObject, e Event) {
 func (v *View) apply(e Event) error {
 	switch e.Type() {
 	case TextMessageStart, ReasoningMessageStart:
-		id := field(e, "messageId")
+		id := viewField(e, "messageId")
 		existing, _ := v.find(id)
 		if existing != nil && isRole(existing, "activity") {
 			return nil
@@ -373,20 +399,20 @@ func (v *View) apply(e Event) error {
 			existing = newJSObject()
 			existing.set("id", id)
 			if e.Type() == TextMessageStart {
-				r := field(e, "role")
+				r := viewField(e, "role")
 				if _, ok := r.(jsUndefined); ok {
 					r = "assistant"
 				}
 				existing.set("role", r)
 				existing.set("content", "")
-				if name := field(e, "name"); !isUndefined(name) {
+				if name := viewField(e, "name"); !isUndefined(name) {
 					existing.set("name", name)
 				}
 			} else {
 				existing.set("role", "reasoning")
 				existing.set("content", "")
 			}
-			if sub := field(e, "subagentRunId"); !jsNullish(sub) {
+			if sub := viewField(e, "subagentRunId"); !jsNullish(sub) {
 				existing.set("subagentRunId", sub)
 			}
 			v.msgs = append(v.msgs, existing)
@@ -394,16 +420,16 @@ func (v *View) apply(e Event) error {
 		mergeMetadataInto(existing, e)
 
 	case TextMessageContent, ReasoningMessageContent:
-		m, _ := v.find(field(e, "messageId"))
+		m, _ := v.find(viewField(e, "messageId"))
 		if m == nil || isRole(m, "activity") {
 			return nil
 		}
 		old, _ := m.get("content").(string)
-		m.set("content", v.appendText(m, old, jsToString(field(e, "delta"))))
+		m.set("content", v.appendText(m, old, jsToString(viewField(e, "delta"))))
 		mergeMetadataInto(m, e)
 
 	case TextMessageEnd, ReasoningMessageEnd:
-		m, _ := v.find(field(e, "messageId"))
+		m, _ := v.find(viewField(e, "messageId"))
 		if m == nil || isRole(m, "activity") {
 			return nil
 		}
@@ -413,7 +439,7 @@ func (v *View) apply(e Event) error {
 		v.toolCallStart(e)
 
 	case ToolCallArgs, ToolCallEnd:
-		_, _, call := v.findCall(field(e, "toolCallId"), false)
+		_, _, call := v.findCall(viewField(e, "toolCallId"), false)
 		if call == nil {
 			return nil
 		}
@@ -423,7 +449,7 @@ func (v *View) apply(e Event) error {
 			if err != nil {
 				return err
 			}
-			delta := jsToString(field(e, "delta"))
+			delta := jsToString(viewField(e, "delta"))
 			joined := jsConcat(jsToString(args), delta)
 			if fo, ok := fn.(*jsObject); ok {
 				joined = v.appendText(fo, jsToString(args), delta)
@@ -438,13 +464,13 @@ func (v *View) apply(e Event) error {
 		v.toolCallResult(e)
 
 	case StateSnapshot:
-		v.state = field(e, "snapshot")
+		v.state = viewField(e, "snapshot")
 		if !isUndefined(v.state) {
 			v.agent = v.state
 		}
 
 	case StateDelta:
-		next, err := applyPatchJS(v.state, field(e, "delta"))
+		next, err := applyPatchJS(v.state, viewField(e, "delta"))
 		if err != nil {
 			return nil // the client warns and keeps its state
 		}
@@ -469,7 +495,7 @@ func (v *View) apply(e Event) error {
 		return v.activityDelta(e)
 
 	case RunStarted:
-		in, ok := field(e, "input").(*jsObject)
+		in, ok := viewField(e, "input").(*jsObject)
 		if !ok {
 			return nil
 		}
@@ -490,8 +516,8 @@ func (v *View) apply(e Event) error {
 		}
 
 	case ReasoningEncryptedValue:
-		entity, value := field(e, "entityId"), field(e, "encryptedValue")
-		if s, _ := field(e, "subtype").(string); s == "tool-call" {
+		entity, value := viewField(e, "entityId"), viewField(e, "encryptedValue")
+		if s, _ := viewField(e, "subtype").(string); s == "tool-call" {
 			if _, _, call := v.findCall(entity, true); call != nil {
 				call.set("encryptedValue", value)
 			}
@@ -521,8 +547,8 @@ func withoutNullTag(m *jsObject) *jsObject {
 }
 
 func (v *View) toolCallStart(e Event) {
-	id := field(e, "toolCallId")
-	name := field(e, "toolCallName")
+	id := viewField(e, "toolCallId")
+	name := viewField(e, "toolCallName")
 	if _, _, call := v.findCall(id, false); call != nil {
 		// A start applied twice updates the call instead of adding one.
 		if fn := call.get("function"); !jsStrictEqual(mustGet(fn, "name"), name) {
@@ -535,7 +561,7 @@ func (v *View) toolCallStart(e Event) {
 	for i, m := range v.msgs {
 		pre[i] = m.get("id")
 	}
-	target := v.resolveAssistant(field(e, "parentMessageId"), id)
+	target := v.resolveAssistant(viewField(e, "parentMessageId"), id)
 	created := true
 	for _, p := range pre {
 		if sameValueZero(p, target.get("id")) {
@@ -543,7 +569,7 @@ func (v *View) toolCallStart(e Event) {
 			break
 		}
 	}
-	if sub := field(e, "subagentRunId"); created && !jsNullish(sub) && isUndefined(target.get("subagentRunId")) {
+	if sub := viewField(e, "subagentRunId"); created && !jsNullish(sub) && isUndefined(target.get("subagentRunId")) {
 		target.set("subagentRunId", sub)
 	}
 	if jsNullish(target.get("toolCalls")) {
@@ -583,7 +609,7 @@ func (v *View) resolveAssistant(parent, callID any) *jsObject {
 		v.msgs = append(v.msgs, m)
 		return m
 	}
-	if !jsTruthy(parent) {
+	if !jvTruthy(parent) {
 		return newMsg(callID)
 	}
 	existing, _ := v.find(parent)
@@ -597,17 +623,17 @@ func (v *View) resolveAssistant(parent, callID any) *jsObject {
 }
 
 func (v *View) toolCallResult(e Event) {
-	callID := field(e, "toolCallId")
+	callID := viewField(e, "toolCallId")
 	m := newJSObject()
-	m.set("id", field(e, "messageId"))
+	m.set("id", viewField(e, "messageId"))
 	m.set("toolCallId", callID)
-	r := field(e, "role")
-	if !jsTruthy(r) {
+	r := viewField(e, "role")
+	if !jvTruthy(r) {
 		r = "tool"
 	}
 	m.set("role", r)
-	m.set("content", field(e, "content"))
-	if sub := field(e, "subagentRunId"); !jsNullish(sub) {
+	m.set("content", viewField(e, "content"))
+	if sub := viewField(e, "subagentRunId"); !jsNullish(sub) {
 		m.set("subagentRunId", sub)
 	}
 	mergeMetadataInto(m, e)
@@ -634,7 +660,7 @@ type activityScope struct {
 }
 
 func scopeOf(e Event) activityScope {
-	md, ok := field(e, "metadata").(*jsObject)
+	md, ok := viewField(e, "metadata").(*jsObject)
 	if !ok {
 		return activityScope{}
 	}
@@ -669,7 +695,7 @@ func scopeOf(e Event) activityScope {
 }
 
 func (v *View) messagesSnapshot(e Event) {
-	list, ok := field(e, "messages").(*jsArray)
+	list, ok := viewField(e, "messages").(*jsArray)
 	if !ok {
 		return
 	}
@@ -728,25 +754,25 @@ func (v *View) messagesSnapshot(e Event) {
 }
 
 func (v *View) activitySnapshot(e Event) {
-	id := field(e, "messageId")
+	id := viewField(e, "messageId")
 	existing, at := v.find(id)
 	var activity *jsObject
 	if existing != nil && isRole(existing, "activity") {
 		activity = existing
 	}
-	replace := field(e, "replace")
+	replace := viewField(e, "replace")
 	if jsNullish(replace) {
 		replace = true
 	}
-	sub := field(e, "subagentRunId")
-	content := field(e, "content") // parsed afresh: already the client's copy
+	sub := viewField(e, "subagentRunId")
+	content := viewField(e, "content") // parsed afresh: already the client's copy
 	var target *jsObject
 	switch {
-	case at < 0 || (activity == nil && jsTruthy(replace)):
+	case at < 0 || (activity == nil && jvTruthy(replace)):
 		m := newJSObject()
 		m.set("id", id)
 		m.set("role", "activity")
-		m.set("activityType", field(e, "activityType"))
+		m.set("activityType", viewField(e, "activityType"))
 		m.set("content", content)
 		if !jsNullish(sub) {
 			m.set("subagentRunId", sub)
@@ -758,9 +784,9 @@ func (v *View) activitySnapshot(e Event) {
 		}
 		target = m
 	case activity != nil:
-		if jsTruthy(replace) {
+		if jvTruthy(replace) {
 			m := activity.spread()
-			m.set("activityType", field(e, "activityType"))
+			m.set("activityType", viewField(e, "activityType"))
 			m.set("content", content)
 			m.set("subagentRunId", sub)
 			if jsNullish(sub) {
@@ -774,7 +800,7 @@ func (v *View) activitySnapshot(e Event) {
 }
 
 func (v *View) activityDelta(e Event) error {
-	m, at := v.find(field(e, "messageId"))
+	m, at := v.find(viewField(e, "messageId"))
 	if m == nil || !isRole(m, "activity") {
 		return nil
 	}
@@ -787,7 +813,7 @@ func (v *View) activityDelta(e Event) error {
 	if err != nil {
 		return nil
 	}
-	patch := field(e, "patch")
+	patch := viewField(e, "patch")
 	if jsNullish(patch) {
 		patch = &jsArray{}
 	}
@@ -804,7 +830,7 @@ func (v *View) activityDelta(e Event) error {
 	}
 	c := m.spread()
 	c.set("content", next)
-	c.set("activityType", field(e, "activityType"))
+	c.set("activityType", viewField(e, "activityType"))
 	v.msgs[at] = c
 	return nil
 }
