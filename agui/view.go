@@ -39,7 +39,7 @@ type View struct {
 	state any // what the reducer holds
 	// agent is agent.state: the last state the reducer published. They
 	// differ only after a patch that leaves no document.
-	agent any
+	agent   any
 	x       Expander
 	compat  compat
 	checker checker

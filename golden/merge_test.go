@@ -35,13 +35,13 @@ func TestMerged(t *testing.T) {
 			`{"type":"RUN_FINISHED","threadId":"t","runId":"r"}`,
 		},
 		want: []string{
-			`{"type":"RUN_STARTED","threadId":"thread-1","runId":"run-2"}`,
-			`{"type":"REASONING_START","messageId":"msg-3"}`,
-			`{"type":"MESSAGE","messageId":"msg-4","role":"reasoning","content":"hmm"}`,
-			`{"type":"MESSAGE","messageId":"msg-5","role":"assistant","content":"a<b & c","toolCalls":[{"args":{"a":null,"x":[1,2.50]},"id":"call-6","name":"f"}]}`,
-			`{"type":"REASONING_END","messageId":"msg-3"}`,
-			`{"type":"MESSAGE","messageId":"msg-7","role":"tool","toolCallId":"call-6","content":"ok"}`,
-			`{"type":"RUN_FINISHED","threadId":"thread-1","runId":"run-2"}`,
+			`{"type":"RUN_STARTED","threadId":"thread-1","runId":"run-1"}`,
+			`{"type":"REASONING_START","messageId":"msg-1"}`,
+			`{"type":"MESSAGE","messageId":"msg-2","role":"reasoning","content":"hmm"}`,
+			`{"type":"MESSAGE","messageId":"msg-3","role":"assistant","content":"a<b & c","toolCalls":[{"args":{"a":null,"x":[1,2.50]},"id":"call-1","name":"f"}]}`,
+			`{"type":"REASONING_END","messageId":"msg-1"}`,
+			`{"type":"MESSAGE","messageId":"msg-4","role":"tool","toolCallId":"call-1","content":"ok"}`,
+			`{"type":"RUN_FINISHED","threadId":"thread-1","runId":"run-1"}`,
 		},
 	}, {
 		name: "text reopened under one id around calls is one message (Mastra's chunks)",
@@ -55,9 +55,9 @@ func TestMerged(t *testing.T) {
 			`{"type":"RUN_FINISHED","threadId":"t","runId":"r"}`,
 		},
 		want: []string{
-			`{"type":"RUN_STARTED","threadId":"thread-1","runId":"run-2"}`,
-			`{"type":"MESSAGE","messageId":"msg-3","role":"assistant","content":"Let me check both.","toolCalls":[{"args":{"city":"Paris"},"id":"call-4","name":"weather"},{"args":{"city":"Rome"},"id":"call-5","name":"weather"}]}`,
-			`{"type":"RUN_FINISHED","threadId":"thread-1","runId":"run-2"}`,
+			`{"type":"RUN_STARTED","threadId":"thread-1","runId":"run-1"}`,
+			`{"type":"MESSAGE","messageId":"msg-1","role":"assistant","content":"Let me check both.","toolCalls":[{"args":{"city":"Paris"},"id":"call-1","name":"weather"},{"args":{"city":"Rome"},"id":"call-2","name":"weather"}]}`,
+			`{"type":"RUN_FINISHED","threadId":"thread-1","runId":"run-1"}`,
 		},
 	}, {
 		name: "arguments that are not one JSON value stay text",
@@ -72,7 +72,7 @@ func TestMerged(t *testing.T) {
 			`{"type":"TOOL_CALL_END","toolCallId":"c"}`,
 		},
 		want: []string{
-			`{"type":"MESSAGE","messageId":"msg-1","role":"assistant","toolCalls":[{"args":"{\"x\":","id":"call-2","name":"f"},{"args":"","id":"call-3","name":"g"},{"args":"{} {}","id":"call-4","name":"h"}]}`,
+			`{"type":"MESSAGE","messageId":"msg-1","role":"assistant","toolCalls":[{"args":"{\"x\":","id":"call-1","name":"f"},{"args":"","id":"call-2","name":"g"},{"args":"{} {}","id":"call-3","name":"h"}]}`,
 		},
 	}, {
 		name: "what never ends is incomplete; what the client ignores is not shown",
@@ -85,7 +85,7 @@ func TestMerged(t *testing.T) {
 			`{"type":"STEP_STARTED","stepName":"s"}`,
 		},
 		want: []string{
-			`{"type":"MESSAGE","messageId":"msg-1","role":"assistant","content":"cut","incomplete":true,"toolCalls":[{"args":"","id":"call-2","incomplete":true,"name":"f"}]}`,
+			`{"type":"MESSAGE","messageId":"msg-1","role":"assistant","content":"cut","incomplete":true,"toolCalls":[{"args":"","id":"call-1","incomplete":true,"name":"f"}]}`,
 			`{"type":"STEP_STARTED","stepName":"s"}`,
 		},
 	}, {
@@ -99,9 +99,9 @@ func TestMerged(t *testing.T) {
 			`{"type":"RUN_FINISHED","threadId":"t","runId":"r"}`,
 		},
 		want: []string{
-			`{"type":"RUN_STARTED","threadId":"thread-1","runId":"run-2"}`,
-			`{"type":"MESSAGE","messageId":"msg-3","role":"assistant","content":"hello","toolCalls":[{"args":{"a":1},"id":"call-4","name":"f"}]}`,
-			`{"type":"RUN_FINISHED","threadId":"thread-1","runId":"run-2"}`,
+			`{"type":"RUN_STARTED","threadId":"thread-1","runId":"run-1"}`,
+			`{"type":"MESSAGE","messageId":"msg-1","role":"assistant","content":"hello","toolCalls":[{"args":{"a":1},"id":"call-1","name":"f"}]}`,
+			`{"type":"RUN_FINISHED","threadId":"thread-1","runId":"run-1"}`,
 		},
 	}, {
 		name: "sibling calls and their results in canonical order",
@@ -119,10 +119,10 @@ func TestMerged(t *testing.T) {
 			`{"type":"TOOL_CALL_RESULT","messageId":"r3","toolCallId":"3","content":"1"}`,
 		},
 		want: []string{
-			`{"type":"MESSAGE","messageId":"msg-1","role":"assistant","toolCalls":[{"args":{"a":1},"id":"call-2","name":"add"},{"args":{"a":2},"id":"call-3","name":"add"},{"args":"","id":"call-4","name":"search"}]}`,
-			`{"type":"MESSAGE","messageId":"msg-5","role":"tool","toolCallId":"call-2","content":"1"}`,
-			`{"type":"MESSAGE","messageId":"msg-6","role":"tool","toolCallId":"call-3","content":"2"}`,
-			`{"type":"MESSAGE","messageId":"msg-7","role":"tool","toolCallId":"call-4","content":"s"}`,
+			`{"type":"MESSAGE","messageId":"msg-1","role":"assistant","toolCalls":[{"args":{"a":1},"id":"call-1","name":"add"},{"args":{"a":2},"id":"call-2","name":"add"},{"args":"","id":"call-3","name":"search"}]}`,
+			`{"type":"MESSAGE","messageId":"msg-2","role":"tool","toolCallId":"call-1","content":"1"}`,
+			`{"type":"MESSAGE","messageId":"msg-3","role":"tool","toolCallId":"call-2","content":"2"}`,
+			`{"type":"MESSAGE","messageId":"msg-4","role":"tool","toolCallId":"call-3","content":"s"}`,
 		},
 	}, {
 		name: "parallel calls without a parent: a message each (named for the call), in canonical order",
@@ -142,13 +142,13 @@ func TestMerged(t *testing.T) {
 			`{"type":"RUN_FINISHED","threadId":"t","runId":"r"}`,
 		},
 		want: []string{
-			`{"type":"RUN_STARTED","threadId":"thread-1","runId":"run-2"}`,
-			`{"type":"MESSAGE","messageId":"msg-3","role":"assistant","toolCalls":[{"args":{"city":"Oslo"},"id":"msg-3","name":"weather"}]}`,
-			`{"type":"MESSAGE","messageId":"msg-4","role":"tool","toolCallId":"msg-3","content":"rain"}`,
-			`{"type":"MESSAGE","messageId":"msg-5","role":"assistant","toolCalls":[{"args":{"city":"Rome"},"id":"msg-5","name":"weather"}]}`,
-			`{"type":"MESSAGE","messageId":"msg-6","role":"tool","toolCallId":"msg-5","content":"sunny"}`,
-			`{"type":"MESSAGE","messageId":"msg-7","role":"assistant","toolCalls":[{"args":{"city":"Bern"},"id":"msg-7","name":"weather"}]}`,
-			`{"type":"RUN_FINISHED","threadId":"thread-1","runId":"run-2"}`,
+			`{"type":"RUN_STARTED","threadId":"thread-1","runId":"run-1"}`,
+			`{"type":"MESSAGE","messageId":"msg-1","role":"assistant","toolCalls":[{"args":{"city":"Oslo"},"id":"msg-1","name":"weather"}]}`,
+			`{"type":"MESSAGE","messageId":"msg-2","role":"tool","toolCallId":"msg-1","content":"rain"}`,
+			`{"type":"MESSAGE","messageId":"msg-3","role":"assistant","toolCalls":[{"args":{"city":"Rome"},"id":"msg-3","name":"weather"}]}`,
+			`{"type":"MESSAGE","messageId":"msg-4","role":"tool","toolCallId":"msg-3","content":"sunny"}`,
+			`{"type":"MESSAGE","messageId":"msg-5","role":"assistant","toolCalls":[{"args":{"city":"Bern"},"id":"msg-5","name":"weather"}]}`,
+			`{"type":"RUN_FINISHED","threadId":"thread-1","runId":"run-1"}`,
 		},
 	}, {
 		name: "the state at the run's end; snapshots that change and drop messages",
@@ -165,16 +165,16 @@ func TestMerged(t *testing.T) {
 			`{"type":"RUN_FINISHED","threadId":"t","runId":"r2"}`,
 		},
 		want: []string{
-			`{"type":"RUN_STARTED","threadId":"thread-1","runId":"run-2","input":{"messages":[{"content":"hi","id":"msg-3","role":"user"},{"content":"bye","id":"msg-4","role":"user"}],"runId":"run-2","threadId":"thread-1"}}`,
+			`{"type":"RUN_STARTED","threadId":"thread-1","runId":"run-1","input":{"messages":[{"content":"hi","id":"msg-1","role":"user"},{"content":"bye","id":"msg-2","role":"user"}],"runId":"run-1","threadId":"thread-1"}}`,
 			`{"type":"STEP_STARTED","stepName":"s"}`,
 			`{"type":"STEP_FINISHED","stepName":"s"}`,
-			`{"type":"MESSAGE","messageId":"msg-3","role":"user","content":"hi!"}`,
-			`{"type":"MESSAGE","messageId":"msg-5","role":"assistant","content":"hello"}`,
-			`{"type":"MESSAGE_REMOVED","messageId":"msg-4"}`,
+			`{"type":"MESSAGE","messageId":"msg-1","role":"user","content":"hi!"}`,
+			`{"type":"MESSAGE","messageId":"msg-3","role":"assistant","content":"hello"}`,
+			`{"type":"MESSAGE_REMOVED","messageId":"msg-2"}`,
 			`{"type":"STATE","snapshot":{"n":2}}`,
+			`{"type":"RUN_FINISHED","threadId":"thread-1","runId":"run-1"}`,
+			`{"type":"RUN_STARTED","threadId":"thread-1","runId":"run-2"}`,
 			`{"type":"RUN_FINISHED","threadId":"thread-1","runId":"run-2"}`,
-			`{"type":"RUN_STARTED","threadId":"thread-1","runId":"run-6"}`,
-			`{"type":"RUN_FINISHED","threadId":"thread-1","runId":"run-6"}`,
 		},
 	}, {
 		name: "where the client stops, the rest is shown as it came",
@@ -187,11 +187,11 @@ func TestMerged(t *testing.T) {
 			`{"type":"RUN_FINISHED","threadId":"t","runId":"r"}`,
 		},
 		want: []string{
-			`{"type":"RUN_STARTED","threadId":"thread-1","runId":"run-2"}`,
-			`{"type":"MESSAGE","messageId":"msg-3","role":"assistant","content":"hi"}`,
+			`{"type":"RUN_STARTED","threadId":"thread-1","runId":"run-1"}`,
+			`{"type":"MESSAGE","messageId":"msg-1","role":"assistant","content":"hi"}`,
 			`{"type":"TEXT_MESSAGE_CHUNK","delta":"no id"}`,
-			`{"type":"TEXT_MESSAGE_END","messageId":"msg-3"}`,
-			`{"type":"RUN_FINISHED","threadId":"thread-1","runId":"run-2"}`,
+			`{"type":"TEXT_MESSAGE_END","messageId":"msg-1"}`,
+			`{"type":"RUN_FINISHED","threadId":"thread-1","runId":"run-1"}`,
 		},
 	}}
 	for _, tt := range tests {
