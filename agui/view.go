@@ -44,6 +44,8 @@ type View struct {
 	compat  compat
 	checker checker
 	err     error // why the current request stopped
+	applied int   // events given to Apply
+	warns   []Warning
 	// texts are the strings being streamed into messages and calls, so
 	// that appending a delta costs the delta, not the whole text.
 	texts map[*jsObject]*textBuf
@@ -142,6 +144,7 @@ func messageJS(m Message) *jsObject {
 // it held before the event and ignores further events until AddMessages
 // starts a new request.
 func (v *View) Apply(e Event) error {
+	v.applied++
 	if v.err != nil {
 		return v.err
 	}
@@ -266,6 +269,41 @@ func viewField(e Event, name string) any {
 		return jsUndef
 	}
 	return x
+}
+
+// Warning is something the client does other than what the event asks,
+// most often with a warning in its console: a patch that does not apply (the client
+// keeps its state or the activity's content), text streamed into an
+// activity message's id, a call attached to a message that is not an
+// assistant's, a call started again under another name, a delta for an
+// activity message that is not there.
+type Warning struct {
+	// Index is the event's position among those given to Apply, from 0.
+	Index int
+	// Type is the event's type.
+	Type EventType
+	// Message says what the client did.
+	Message string
+}
+
+// Error returns "event N (TYPE): message", counting events from 1.
+func (w Warning) Error() string {
+	return fmt.Sprintf("event %d (%s): %s", w.Index+1, w.Type, w.Message)
+}
+
+// Warnings returns what the client warned about so far, in order.
+func (v *View) Warnings() []Warning { return v.warns }
+
+func (v *View) warn(t EventType, format string, args ...any) {
+	v.warns = append(v.warns, Warning{Index: v.applied - 1, Type: t, Message: fmt.Sprintf(format, args...)})
+}
+
+// idText quotes an id for a warning.
+func idText(id any) string {
+	if s, ok := id.(string); ok {
+		return "'" + wellFormed(s) + "'"
+	}
+	return string(stringifyJS(id))
 }
 
 // viewIndex finds messages and calls by id without scanning: the first
@@ -393,6 +431,7 @@ func (v *View) apply(e Event) error {
 		id := viewField(e, "messageId")
 		existing, _ := v.find(id)
 		if existing != nil && isRole(existing, "activity") {
+			v.warn(e.Type(), "message %s is an activity message; the client leaves it and drops the text", idText(id))
 			return nil
 		}
 		if existing == nil {
@@ -472,7 +511,8 @@ func (v *View) apply(e Event) error {
 	case StateDelta:
 		next, err := applyPatchJS(v.state, viewField(e, "delta"))
 		if err != nil {
-			return nil // the client warns and keeps its state
+			v.warn(e.Type(), "the patch does not apply to the state, which the client keeps as it was: %v", err)
+			return nil
 		}
 		if hasCycle(next) {
 			return errCycle
@@ -552,6 +592,7 @@ func (v *View) toolCallStart(e Event) {
 	if _, _, call := v.findCall(id, false); call != nil {
 		// A start applied twice updates the call instead of adding one.
 		if fn := call.get("function"); !jsStrictEqual(mustGet(fn, "name"), name) {
+			v.warn(ToolCallStart, "tool call %s already exists as %s; the client renames it %s", idText(id), idText(mustGet(fn, "name")), idText(name))
 			_ = jsSet(fn, "name", name)
 		}
 		mergeMetadataInto(call, e)
@@ -617,6 +658,7 @@ func (v *View) resolveAssistant(parent, callID any) *jsObject {
 		return existing
 	}
 	if existing != nil {
+		v.warn(ToolCallStart, "parentMessageId %s names a %s message, not an assistant's; the client puts the call in a new assistant message %s", idText(parent), wellFormed(jsToString(role(existing))), idText(callID))
 		return newMsg(callID)
 	}
 	return newMsg(parent)
@@ -800,8 +842,14 @@ func (v *View) activitySnapshot(e Event) {
 }
 
 func (v *View) activityDelta(e Event) error {
-	m, at := v.find(viewField(e, "messageId"))
-	if m == nil || !isRole(m, "activity") {
+	id := viewField(e, "messageId")
+	m, at := v.find(id)
+	switch {
+	case m == nil:
+		v.warn(e.Type(), "no message %s; the client ignores the delta", idText(id))
+		return nil
+	case !isRole(m, "activity"):
+		v.warn(e.Type(), "message %s is not an activity message; the client ignores the delta", idText(id))
 		return nil
 	}
 	mergeMetadataInto(m, e)
@@ -819,7 +867,8 @@ func (v *View) activityDelta(e Event) error {
 	}
 	next, err := applyPatchJS(base, patch)
 	if err != nil {
-		return nil // the client warns and keeps the content
+		v.warn(e.Type(), "the patch does not apply to the content of activity %s, which the client keeps as it was: %v", idText(id), err)
+		return nil
 	}
 	if hasCycle(next) {
 		return errCycle
