@@ -32,7 +32,7 @@ import (
 // jsUndefined is JavaScript's undefined.
 type jsUndefined struct{}
 
-var jsUndef = jsUndefined{}
+var jvUndef = jsUndefined{}
 
 // jsFunction is an inherited method, by name.
 type jsFunction string
@@ -59,7 +59,7 @@ func (o *jsObject) get(k string) any {
 	if v, ok := o.vals[k]; ok {
 		return v
 	}
-	return jsUndef
+	return jvUndef
 }
 
 // set assigns a property: a new key goes last, an existing one keeps its
@@ -165,10 +165,10 @@ func canonicalIndex(k string, n int) (int, bool) {
 	return int(i), true
 }
 
-// parseJS reads one JSON value, as JSON.parse does: duplicate keys keep
+// parseJV reads one JSON value, as JSON.parse does: duplicate keys keep
 // their first place and take the last value, numbers become doubles,
 // escaped lone surrogates are kept.
-func parseJS(data []byte) (any, error) {
+func parseJV(data []byte) (any, error) {
 	sp, end, err := scanValue(data, 0)
 	if err != nil {
 		return nil, err
@@ -688,7 +688,7 @@ func jsGet(v any, key string) (any, error) {
 		if proto[key] || objectProto[key] {
 			return jsFunction(key)
 		}
-		return jsUndef
+		return jvUndef
 	}
 	switch x := v.(type) {
 	case nil, jsUndefined:
@@ -720,7 +720,7 @@ func jsGet(v any, key string) (any, error) {
 	case bool:
 		return inherited(booleanProto), nil
 	}
-	return jsUndef, nil // a function's own properties are not modelled
+	return jvUndef, nil // a function's own properties are not modelled
 }
 
 // jsSet assigns v[key] = val as sloppy-mode JavaScript does (the reference
@@ -738,7 +738,7 @@ func jsSet(v any, key string, val any) error {
 				return errSparse
 			}
 			for int(i) >= len(x.elems) {
-				x.elems = append(x.elems, jsUndef)
+				x.elems = append(x.elems, jvUndef)
 			}
 			x.elems[i] = val
 			return nil
@@ -753,7 +753,7 @@ func jsSet(v any, key string, val any) error {
 				return errSparse
 			}
 			for len(x.elems) < n {
-				x.elems = append(x.elems, jsUndef)
+				x.elems = append(x.elems, jvUndef)
 			}
 			x.elems = x.elems[:n]
 		}
@@ -778,7 +778,7 @@ func jsDelete(v any, key string) error {
 		x.del(key)
 	case *jsArray:
 		if i, ok := canonicalIndex(key, len(x.elems)); ok {
-			x.elems[i] = jsUndef
+			x.elems[i] = jvUndef
 		}
 	}
 	return nil

@@ -89,11 +89,11 @@ const (
 // Where fast-json-patch departs from the RFC, so does ApplyPatch: see the
 // package source (patch.go) for the list.
 func ApplyPatch(doc, patch []byte) ([]byte, error) {
-	d, err := parseJS(doc)
+	d, err := parseJV(doc)
 	if err != nil {
 		return nil, fmt.Errorf("document: %w", err)
 	}
-	p, err := parseJS(patch)
+	p, err := parseJV(patch)
 	if err != nil {
 		return nil, fmt.Errorf("patch: %w", err)
 	}
@@ -510,7 +510,7 @@ func arrayOp(doc any, op *patchOp, arr *jsArray, ik int, numeric bool, key strin
 		}
 		i := spliceStart(start, len(arr.elems))
 		if i >= len(arr.elems) {
-			return doc, jsUndef, nil
+			return doc, jvUndef, nil
 		}
 		removed := arr.elems[i]
 		arr.elems = append(arr.elems[:i], arr.elems[i+1:]...)
@@ -545,7 +545,7 @@ func arrayOp(doc any, op *patchOp, arr *jsArray, ik int, numeric bool, key strin
 
 func elemAt(arr *jsArray, i int) any {
 	if i < 0 || i >= len(arr.elems) {
-		return jsUndef
+		return jvUndef
 	}
 	return arr.elems[i]
 }

@@ -93,7 +93,7 @@ func NewView(in RunAgentInput) *View {
 	}
 	v.state = newJSObject()
 	if s := bytes.TrimSpace(in.State); len(s) > 0 && string(s) != "null" {
-		if st, err := parseJS(s); err == nil {
+		if st, err := parseJV(s); err == nil {
 			v.state = st
 		}
 	}
@@ -126,13 +126,13 @@ func messageJS(m Message) *jsObject {
 		m.Content = Content{}
 		b, _ = m.MarshalJSON()
 	}
-	v, _ := parseJS(b)
+	v, _ := parseJV(b)
 	o, ok := v.(*jsObject)
 	if !ok {
 		o = newJSObject()
 	}
 	if parts != nil {
-		p, _ := parseJS(parts)
+		p, _ := parseJV(parts)
 		o.set("content", p)
 	}
 	return o
@@ -262,11 +262,11 @@ func (v *View) String() string {
 func viewField(e Event, name string) any {
 	raw, ok := e.Field(name)
 	if !ok {
-		return jsUndef
+		return jvUndef
 	}
-	x, err := parseJS(raw)
+	x, err := parseJV(raw)
 	if err != nil {
-		return jsUndef
+		return jvUndef
 	}
 	return x
 }
@@ -632,7 +632,7 @@ func (v *View) toolCallStart(e Event) {
 func mustGet(v any, k string) any {
 	x, err := jsGet(v, k)
 	if err != nil {
-		return jsUndef
+		return jvUndef
 	}
 	return x
 }
