@@ -735,3 +735,36 @@ func clipString(s string, n int) string {
 	}
 	return s[:n]
 }
+
+// TestViewStopsWhereHTTPAgentFails: where the client's reducer itself
+// fails the run (a patch copies an inherited method into the state, which
+// structuredClone refuses), HttpAgent rejects the run and keeps what it
+// held before that event; the view stops there with the same messages
+// and state.
+func TestViewStopsWhereHTTPAgentFails(t *testing.T) {
+	dir := needOracle(t)
+	events := []obj{
+		{{"type", "RUN_STARTED"}, {"threadId", "t"}, {"runId", "r"}},
+		{{"type", "TEXT_MESSAGE_START"}, {"messageId", "m"}, {"role", "assistant"}},
+		{{"type", "TEXT_MESSAGE_CONTENT"}, {"messageId", "m"}, {"delta", "hi"}},
+		{{"type", "TEXT_MESSAGE_END"}, {"messageId", "m"}},
+		{{"type", "STATE_DELTA"}, {"delta", []any{obj{{"op", "add"}, {"path", "/n"}, {"value", 2}}}}},
+		{{"type", "STATE_DELTA"}, {"delta", []any{obj{{"op", "copy"}, {"from", "/toString"}, {"path", "/f"}}}}},
+		{{"type", "TEXT_MESSAGE_START"}, {"messageId", "m2"}, {"role", "assistant"}},
+		{{"type", "TEXT_MESSAGE_END"}, {"messageId", "m2"}},
+		{{"type", "RUN_FINISHED"}, {"threadId", "t"}, {"runId", "r"}},
+	}
+	body := sseBody(t, events)
+	res := runHTTPAgent(t, dir, []httpCase{{Body: base64.StdEncoding.EncodeToString(body), Messages: json.RawMessage(`[]`), State: json.RawMessage(`{"n":1}`)}})[0]
+	if res.OK {
+		t.Fatalf("HttpAgent accepts the run; want it to fail at the copy")
+	}
+	v, err := viewOf(t, viewCase{State: json.RawMessage(`{"n":1}`)}, body)
+	if err == nil || !strings.Contains(err.Error(), "event 5:") || !strings.Contains(err.Error(), "DataCloneError") {
+		t.Errorf("the view: got error %v, want it to stop at event 5 with a DataCloneError", err)
+	}
+	want, _ := json.Marshal(res.Messages)
+	if !sameJSONValue(v.MessagesJSON(), want) || !sameJSONValue(v.State(), res.State) {
+		t.Errorf("after the failure:\n  client: %s %s\n  view:   %s %s", want, res.State, v.MessagesJSON(), v.State())
+	}
+}
