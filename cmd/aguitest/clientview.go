@@ -9,9 +9,9 @@ import (
 	"github.com/aguitest/aguitest/agui"
 )
 
-// clientRun is what a frontend holds at the end of a run: its messages
+// heldRun is what a frontend holds at the end of a run: its messages
 // and state as HttpAgent of @ag-ui/client assembles them (agui.View).
-type clientRun struct {
+type heldRun struct {
 	messages json.RawMessage
 	state    json.RawMessage
 	// byID holds the messages by id (the first of an id), decoded.
@@ -52,7 +52,7 @@ func assemble(src *source) {
 		if src.format == "recording" {
 			offset = 0
 		}
-		c := &clientRun{earlier: stopped}
+		c := &heldRun{earlier: stopped}
 		warned := len(v.Warnings())
 		for i, e := range r.raw {
 			if stopped {
@@ -100,7 +100,7 @@ func assemble(src *source) {
 
 // content returns a message's text as the client holds it, and whether it
 // has text.
-func (c *clientRun) content(id string) (string, bool) {
+func (c *heldRun) content(id string) (string, bool) {
 	if c == nil {
 		return "", false
 	}
@@ -109,7 +109,7 @@ func (c *clientRun) content(id string) (string, bool) {
 }
 
 // arguments returns a call's arguments as the client holds them.
-func (c *clientRun) arguments(callID string) (string, bool) {
+func (c *heldRun) arguments(callID string) (string, bool) {
 	if c == nil {
 		return "", false
 	}
@@ -126,7 +126,7 @@ func (c *clientRun) arguments(callID string) (string, bool) {
 }
 
 // calls returns the ids of a message's calls as the client holds them.
-func (c *clientRun) calls(id string) []string {
+func (c *heldRun) calls(id string) []string {
 	if c == nil {
 		return nil
 	}

@@ -48,7 +48,7 @@ type runView struct {
 	// input is the recorded request of the run; nil when there is none.
 	input *agui.RunAgentInput
 	// client is what the client holds at the run's end (assemble).
-	client *clientRun
+	client *heldRun
 }
 
 // An evt is an event at its place: the index the verifier counts, the line

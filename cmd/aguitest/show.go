@@ -426,7 +426,7 @@ func (r *runView) transcript(file string) []tline {
 
 // laneLines are the lines of a lane: its text or arguments as the client
 // holds them at the run's end (c), when it holds them.
-func laneLines(i int, l *lane, c *clientRun, shownGroup map[string]bool) []tline {
+func laneLines(i int, l *lane, c *heldRun, shownGroup map[string]bool) []tline {
 	var out []tline
 	mark := ""
 	if len(l.parallel) > 1 {
