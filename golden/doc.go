@@ -37,7 +37,11 @@
 // run first named its message, in the client's order; a message or call
 // started and never ended is marked "incomplete": true. A run that sent
 // state ends with a [State] entry holding the client's state, and a
-// message a MESSAGES_SNAPSHOT dropped gives a [MessageRemoved] entry.
+// message a MESSAGES_SNAPSHOT dropped gives a [MessageRemoved] entry. When
+// the requests are known ([Normalizer.NormalizeRuns]: a harness case, a
+// recording), each run starts from its request's messages and state;
+// otherwise from what the previous run left, and a STATE_DELTA before any
+// state is known is shown as it came.
 // Events the client ignores (a delta for no message, a patch that does not
 // apply) leave no entry of their own: the verifier reports them. Other
 // events (run lifecycle, steps, custom, raw, reasoning spans, subagents)
