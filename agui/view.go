@@ -103,12 +103,13 @@ func NewView(in RunAgentInput) *View {
 
 // Assemble returns the view after events, applied to the view of in.
 // The error, when the client's pipeline would have stopped (see
-// [View.Apply]), names the event; the view holds what came before it.
+// [View.Apply]), names the event, counting from 1; the view holds what
+// came before it.
 func Assemble(in RunAgentInput, events []Event) (*View, error) {
 	v := NewView(in)
 	for i, e := range events {
 		if err := v.Apply(e); err != nil {
-			return v, fmt.Errorf("event %d (%s): %w", i, e.Type(), err)
+			return v, fmt.Errorf("event %d (%s): %w", i+1, e.Type(), err)
 		}
 	}
 	return v, nil

@@ -663,7 +663,7 @@ func viewOf(t testing.TB, c viewCase, body []byte) (*View, error) {
 			break
 		}
 		if err := v.Apply(e); err != nil {
-			return v, fmt.Errorf("event %d: %w", i, err)
+			return v, fmt.Errorf("event %d: %w", i+1, err)
 		}
 	}
 	return v, nil
@@ -760,8 +760,8 @@ func TestViewStopsWhereHTTPAgentFails(t *testing.T) {
 		t.Fatalf("HttpAgent accepts the run; want it to fail at the copy")
 	}
 	v, err := viewOf(t, viewCase{State: json.RawMessage(`{"n":1}`)}, body)
-	if err == nil || !strings.Contains(err.Error(), "event 5:") || !strings.Contains(err.Error(), "DataCloneError") {
-		t.Errorf("the view: got error %v, want it to stop at event 5 with a DataCloneError", err)
+	if err == nil || !strings.Contains(err.Error(), "event 6:") || !strings.Contains(err.Error(), "DataCloneError") {
+		t.Errorf("the view: got error %v, want it to stop at event 6 with a DataCloneError", err)
 	}
 	want, _ := json.Marshal(res.Messages)
 	if !sameJSONValue(v.MessagesJSON(), want) || !sameJSONValue(v.State(), res.State) {

@@ -127,7 +127,7 @@ func TestViewAssembles(t *testing.T) {
 			},
 			messages:  `[{"id":"u1","role":"user","content":"weather?"}]`,
 			state:     `{"n":1}`,
-			errPrefix: "event 2 (STATE_DELTA): a patch moved the whole document into itself",
+			errPrefix: "event 3 (STATE_DELTA): a patch moved the whole document into itself",
 		},
 		{
 			name: "a state the client cannot copy stops the view",
@@ -137,7 +137,7 @@ func TestViewAssembles(t *testing.T) {
 			},
 			messages:  `[{"id":"u1","role":"user","content":"weather?"}]`,
 			state:     `{}`,
-			errPrefix: "event 1 (STATE_DELTA): STATE_DELTA: the client cannot copy",
+			errPrefix: "event 2 (STATE_DELTA): STATE_DELTA: the client cannot copy",
 		},
 		{
 			name: "a chunk the client cannot expand stops the view",
@@ -148,7 +148,7 @@ func TestViewAssembles(t *testing.T) {
 			},
 			messages:  `[{"id":"u1","role":"user","content":"weather?"}]`,
 			state:     `{}`,
-			errPrefix: "event 1 (TEXT_MESSAGE_CHUNK): First TEXT_MESSAGE_CHUNK must have a messageId",
+			errPrefix: "event 2 (TEXT_MESSAGE_CHUNK): First TEXT_MESSAGE_CHUNK must have a messageId",
 		},
 	}
 	for _, tt := range tests {
