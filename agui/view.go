@@ -139,11 +139,13 @@ func messageJS(m Message) *jsObject {
 	return o
 }
 
-// Apply applies one event. It returns an error when the client's pipeline
-// would fail the run here: a chunk it cannot expand, or a state it cannot
-// copy (a function copied into it by a patch). The view then holds what
-// it held before the event and ignores further events until AddMessages
-// starts a new request.
+// Apply applies one event. It returns an error where the client's
+// pipeline fails the run: an event that breaks its schema, a chunk it
+// cannot expand, a state it cannot copy (a patch copied an inherited
+// method into it); and where the view cannot follow the client (a patch
+// that makes a document contain itself). The view then holds what it held
+// before the event, and Apply returns the same error for every further
+// event until AddMessages starts a new request.
 func (v *View) Apply(e Event) error {
 	v.applied++
 	if v.err != nil {
