@@ -139,9 +139,25 @@
 // tool the client did not offer is legal too: the tools list says what the
 // client can run, not what the agent may call.
 //
+// # The client's view
+//
+// A [View] holds what a frontend ends up with: the messages and state that
+// HttpAgent of @ag-ui/client 1.0.0 assembles from a response
+// (defaultApplyEvents), starting from the history and state it sent
+// ([NewView], [View.Apply], or [Assemble] for a whole stream). Text
+// reopened under one id is one message, a call joins its assistant
+// message, a result goes after its call's message, MESSAGES_SNAPSHOT
+// merges as the client merges it, and STATE_DELTA and ACTIVITY_DELTA are
+// applied as fast-json-patch applies them ([ApplyPatch]); a patch that
+// does not apply leaves the state as it was, and the view says so
+// ([View.Warnings]). A differential test holds the view equal to
+// HttpAgent's agent.messages and agent.state on thousands of generated
+// conversations; where it must differ (a patch that makes the state
+// contain itself, which no JSON can write), the view stops and says why.
+//
 // # Concurrency
 //
 // Events are immutable values and may be shared between goroutines. A
-// Verifier, an Expander, a Reader and the SSE and protobuf decoders and
-// encoders each belong to one goroutine at a time.
+// Verifier, an Expander, a Reader, a View and the SSE and protobuf
+// decoders and encoders each belong to one goroutine at a time.
 package agui

@@ -12,7 +12,8 @@
 //     threadId, subagentRunId, parentSubagentRunId and entityId (a call or
 //     a message, by subtype) of any event; in RUN_STARTED's input
 //     (threadId, runId, parentRunId, and the messages' ids, toolCalls ids
-//     and toolCallId); and in MESSAGES_SNAPSHOT's messages likewise. An id
+//     and toolCallId); in MESSAGES_SNAPSHOT's messages likewise; and in
+//     a merged [Message] entry's toolCalls ids. An id
 //     used under two kinds keeps the placeholder of the first. Numbering
 //     follows the golden text: entries in order, keys in the order below.
 //   - Events' "timestamp" fields are dropped (Normalizer.KeepTimestamps
@@ -23,19 +24,38 @@
 // There are two views of a stream ([View]). [Wire] keeps every event,
 // fragments included, in order: for tests of streaming. [Merged] is for
 // tests that should not depend on how a provider fragments or interleaves:
-// chunk events are expanded; each TEXT_MESSAGE_START..END becomes one
-// TEXT_MESSAGE entry with the start's fields and "text", the deltas
-// joined; each REASONING_MESSAGE_START..END one REASONING_MESSAGE entry
-// likewise; each TOOL_CALL_START..END one TOOL_CALL entry with the start's
-// fields and "args", the fragments joined and parsed as JSON (the text
-// itself when it is not JSON). A merged entry stands at the position of its
-// start; one never ended is marked "incomplete": true. Other events stay as
-// they are. Because a provider's call index is not on the wire, each run
-// of consecutive TOOL_CALL entries is put in a canonical order (parent
-// message by first appearance, tool name, arguments, other fields), and so
-// is each run of consecutive TOOL_CALL_RESULT entries (by the position of
-// their call); placeholders are assigned after that. The same calls thus
-// give the same merged golden whether they were streamed one after another,
+// it shows what a frontend ends up with, the messages and state that
+// HttpAgent of @ag-ui/client assembles ([agui.View]), run by run. The
+// events that build messages and state (text, tool calls and results,
+// reasoning, activity, MESSAGES_SNAPSHOT, STATE_SNAPSHOT, STATE_DELTA;
+// chunks are expanded first) give way to one [Message] entry for each
+// message the run created or changed, as the client holds it at the run's
+// end: text reopened under one id is one message, a call is part of its
+// assistant message ({"id", "name", "args"}, the arguments parsed as JSON,
+// the text itself when they are not JSON), a result is the tool message
+// the client places after its call's message. An entry stands where the
+// run first named its message, in the client's order; a message or call
+// started and never ended is marked "incomplete": true. A run that sent
+// state ends with a [State] entry holding the client's state, and a
+// message a MESSAGES_SNAPSHOT dropped gives a [MessageRemoved] entry. When
+// the requests are known ([Normalizer.NormalizeRuns]: a harness case, a
+// recording), each run starts from its request's messages and state;
+// otherwise from what the previous run left, and a STATE_DELTA before any
+// state is known is shown as it came.
+// Events the client ignores (a delta for no message, a patch that does not
+// apply) leave no entry of their own: the verifier reports them. Other
+// events (run lifecycle, steps, custom, raw, reasoning spans, subagents)
+// stay as they are. Where the client's pipeline would stop (a chunk it
+// cannot expand), the rest of the run is shown as it came.
+//
+// Because a provider's call index is not on the wire, what only the
+// interleaving of parallel calls decides is put in a canonical order: the
+// calls of one message by tool name, then arguments, then other fields;
+// the results after a message in the order of its calls; messages that
+// only hold calls (the client makes one per call when the agent names no
+// parent) and started before any of them had a result, by their content.
+// Placeholders are assigned after that. The same calls thus give the same
+// merged golden whether they were streamed one after another,
 // round-robin, reversed or shuffled, and whatever ids the agent gave them.
 // Identical calls (same name and arguments) are not told apart.
 //

@@ -59,10 +59,8 @@ func ExampleNormalizer_Normalize() {
 	fmt.Print(string(golden.Marshal(n.Normalize(stream(), golden.Merged))))
 	// Output:
 	// {"type":"RUN_STARTED","threadId":"thread-1","runId":"run-1"}
-	// {"type":"TEXT_MESSAGE","messageId":"msg-1","role":"assistant","text":"Let me check."}
-	// {"type":"TOOL_CALL","toolCallId":"call-1","toolCallName":"weather","parentMessageId":"msg-1","args":{"city":"<city>"}}
-	// {"type":"TOOL_CALL","toolCallId":"call-2","toolCallName":"weather","parentMessageId":"msg-1","args":{"city":"<city>"}}
-	// {"type":"STATE_SNAPSHOT","snapshot":{"n":2,"updatedAt":"<time>"}}
+	// {"type":"MESSAGE","messageId":"msg-1","role":"assistant","content":"Let me check.","toolCalls":[{"args":{"city":"<city>"},"id":"call-1","name":"weather"},{"args":{"city":"<city>"},"id":"call-2","name":"weather"}]}
+	// {"type":"STATE","snapshot":{"n":2,"updatedAt":"<time>"}}
 	// {"type":"RUN_FINISHED","threadId":"thread-1","runId":"run-1"}
 }
 
@@ -75,13 +73,13 @@ func ExampleCompare() {
 	got := golden.Normalize(events, golden.Merged)
 	fmt.Print(golden.Report(golden.Compare(want, got)))
 	// Output:
-	// event 4 (TOOL_CALL call-2 msg-1): (-want +got)
-	// 	- {"type":"TOOL_CALL","toolCallId":"call-2","toolCallName":"weather","parentMessageId":"msg-1","args":{"city":"Rome"}}
-	// 	+ {"type":"TOOL_CALL","toolCallId":"call-2","toolCallName":"weather","parentMessageId":"msg-1","args":{"city":"Rome","unit":"F"}}
-	// 	  .args.unit: got "F", want none
-	// event 6 (STEP_STARTED) unexpected: (-want +got)
+	// event 2 (MESSAGE msg-1): (-want +got)
+	// 	- {"type":"MESSAGE","messageId":"msg-1","role":"assistant","content":"Let me check.","toolCalls":[{"args":{"city":"Paris"},"id":"call-1","name":"weather"},{"args":{"city":"Rome"},"id":"call-2","name":"weather"}]}
+	// 	+ {"type":"MESSAGE","messageId":"msg-1","role":"assistant","content":"Let me check.","toolCalls":[{"args":{"city":"Paris"},"id":"call-1","name":"weather"},{"args":{"city":"Rome","unit":"F"},"id":"call-2","name":"weather"}]}
+	// 	  .toolCalls[1].args.unit: got "F", want none
+	// event 3 (STEP_STARTED) unexpected: (-want +got)
 	// 	+ {"type":"STEP_STARTED","stepName":"answer"}
-	// event 7 (STEP_FINISHED) unexpected: (-want +got)
+	// event 4 (STEP_FINISHED) unexpected: (-want +got)
 	// 	+ {"type":"STEP_FINISHED","stepName":"answer"}
 }
 

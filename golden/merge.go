@@ -2,194 +2,556 @@ package golden
 
 import (
 	"cmp"
+	"math"
 	"slices"
-	"strings"
+	"strconv"
 
 	"github.com/aguitest/aguitest/agui"
 )
 
-// The types of the entries the merged view makes of fragmented events.
+// The types of the entries the merged view makes.
 const (
-	// TextMessage is a TEXT_MESSAGE_START..END span: the start's fields
-	// and "text", the deltas joined.
-	TextMessage = "TEXT_MESSAGE"
-	// ReasoningMessage is a REASONING_MESSAGE_START..END span, like
-	// TextMessage.
-	ReasoningMessage = "REASONING_MESSAGE"
-	// ToolCall is a TOOL_CALL_START..END span: the start's fields and
-	// "args", the argument fragments joined and parsed as JSON (kept as a
-	// string when they are not one JSON value).
-	ToolCall = "TOOL_CALL"
+	// Message is a message as the client holds it at the end of a run
+	// that created or changed it (agui.View): its fields as the client
+	// has them, "id" as "messageId", and its tool calls as
+	// {"id", "name", "args"} with the arguments parsed as JSON (kept as
+	// a string when they are not one JSON value). A message or a call
+	// started and never ended is marked "incomplete": true.
+	Message = "MESSAGE"
+	// MessageRemoved is a message the client held at the start of a run
+	// and no longer holds at its end (a MESSAGES_SNAPSHOT left it out).
+	MessageRemoved = "MESSAGE_REMOVED"
+	// State is the client's state at the end of a run that sent
+	// STATE_SNAPSHOT or STATE_DELTA, under "snapshot".
+	State = "STATE"
 )
 
-// pending is a merged entry still collecting fragments.
-type pending struct {
-	idx  int // in the output
-	call bool
-	buf  strings.Builder
+// folded reports whether an event builds the client's messages or state,
+// and so appears in the merged view only through them.
+func folded(t agui.EventType) bool {
+	switch t {
+	case agui.TextMessageStart, agui.TextMessageContent, agui.TextMessageEnd,
+		agui.ToolCallStart, agui.ToolCallArgs, agui.ToolCallEnd, agui.ToolCallResult,
+		agui.ReasoningMessageStart, agui.ReasoningMessageContent, agui.ReasoningMessageEnd,
+		agui.ReasoningEncryptedValue, agui.ActivitySnapshot, agui.ActivityDelta,
+		agui.MessagesSnapshot, agui.StateSnapshot, agui.StateDelta:
+		return true
+	}
+	return false
 }
 
-// merge builds the merged view of events: chunks expanded, each message and
-// call one entry at the position of its start, sibling calls and their
-// results in a canonical order. Ids are still the original ones.
-func merge(events []agui.Event, decode func(agui.Event) Entry) []Entry {
-	var (
-		x    agui.Expander
-		out  []Entry
-		open = make(map[string]*pending)
-	)
-	finish := func(key string, p *pending, complete bool) {
-		e := out[p.idx]
-		if p.call {
-			e["args"] = parseArgs(p.buf.String())
-		} else {
-			e["text"] = p.buf.String()
-		}
-		if !complete {
-			e["incomplete"] = true
-		}
-		delete(open, key)
-	}
-	handle := func(e agui.Event) {
-		var key, merged string
-		switch e.Type() {
-		case agui.TextMessageStart, agui.TextMessageContent, agui.TextMessageEnd:
-			key, merged = "m\x00"+e.MessageID(), TextMessage
-		case agui.ReasoningMessageStart, agui.ReasoningMessageContent, agui.ReasoningMessageEnd:
-			key, merged = "r\x00"+e.MessageID(), ReasoningMessage
-		case agui.ToolCallStart, agui.ToolCallArgs, agui.ToolCallEnd:
-			key, merged = "c\x00"+e.ToolCallID(), ToolCall
+// placed is an entry at its place: the position of the event it stands
+// for, and among entries at one position, their order.
+type placed struct {
+	pos, order int
+	e          Entry
+}
+
+// msgRec is one message of the client's list: its id (as a key) and its
+// canonical text.
+type msgRec struct {
+	id   string
+	text string
+	m    map[string]any
+}
+
+// merge builds the merged view of runs: the client's view (agui.View)
+// run by run. Events that build messages and state give way to one
+// Message entry per message the run created or changed, at the place
+// where the run first touched it, in the order the client holds them
+// (canonical where only the interleaving of parallel calls decides), and
+// a State entry before the run's end; other events stay as they are. Ids
+// are still the original ones.
+func merge(requests []Run, decode func(agui.Event) Entry) []Entry {
+	var v *agui.View
+	stateKnown := false
+	var out []Entry
+	for _, req := range requests {
+		switch {
+		case req.Input != nil:
+			v, stateKnown = agui.NewView(*req.Input), true
+		case v == nil:
+			v = agui.NewView(agui.RunAgentInput{})
 		default:
-			out = append(out, decode(e))
-			return
+			v.AddMessages() // a request of its own
 		}
-		p := open[key]
-		switch e.Type() {
-		case agui.TextMessageStart, agui.ReasoningMessageStart, agui.ToolCallStart:
-			if p != nil || len(key) == 2 {
-				break // an id reopened or missing: keep the event as it is
-			}
-			entry := decode(e)
-			entry["type"] = merged
-			open[key] = &pending{idx: len(out), call: merged == ToolCall}
-			out = append(out, entry)
-			return
-		case agui.TextMessageContent, agui.ReasoningMessageContent, agui.ToolCallArgs:
-			if p != nil {
-				p.buf.WriteString(e.Delta())
-				return
-			}
-		default: // the ENDs
-			if p != nil {
-				finish(key, p, true)
-				return
-			}
-		}
-		out = append(out, decode(e))
+		out = append(out, mergeRequest(v, req.Events, &stateKnown, decode)...)
 	}
-	for _, e := range events {
-		expanded, err := x.Push(e)
-		for _, y := range expanded {
-			handle(y)
-		}
-		if err != nil {
-			// A chunk that cannot be expanded stays as it is.
-			out = append(out, decode(e))
-		}
-	}
-	// What never ended is kept, marked incomplete, in start order.
-	left := make([]string, 0, len(open))
-	for k := range open {
-		left = append(left, k)
-	}
-	slices.SortFunc(left, func(a, b string) int { return open[a].idx - open[b].idx })
-	for _, k := range left {
-		finish(k, open[k], false)
-	}
-	canonicalOrder(out)
 	return out
 }
 
-// canonicalOrder sorts each run of consecutive TOOL_CALL entries, and then
-// each run of consecutive TOOL_CALL_RESULT entries, into an order that does
-// not depend on how the calls were interleaved or which ids they got: calls
-// by the first appearance of their parent message, then tool name, then
-// arguments and other fields; results by the position of their call.
-func canonicalOrder(entries []Entry) {
-	firstSeen := make(map[string]int)
-	for i, e := range entries {
-		for _, k := range []string{"messageId", "parentMessageId"} {
-			if s, ok := e[k].(string); ok {
-				if _, seen := firstSeen[s]; !seen {
-					firstSeen[s] = i
+// mergeRequest merges the events of one request, which may hold several
+// runs.
+func mergeRequest(v *agui.View, events []agui.Event, stateKnown *bool, decode func(agui.Event) Entry) []Entry {
+	// Chunks expand first; a chunk that cannot is kept as it is.
+	type item struct {
+		e   agui.Event
+		raw bool
+	}
+	var x agui.Expander
+	var items []item
+	openMsgs, openCalls := map[string]bool{}, map[string]bool{}
+	for _, e := range events {
+		out, err := x.Push(e)
+		for _, y := range out {
+			items = append(items, item{e: y})
+			switch y.Type() {
+			case agui.TextMessageStart, agui.ReasoningMessageStart:
+				openMsgs[y.MessageID()] = true
+			case agui.TextMessageEnd, agui.ReasoningMessageEnd:
+				delete(openMsgs, y.MessageID())
+			case agui.ToolCallStart:
+				openCalls[y.ToolCallID()] = true
+			case agui.ToolCallEnd:
+				delete(openCalls, y.ToolCallID())
+			}
+		}
+		if err != nil {
+			items = append(items, item{e: e, raw: true})
+		}
+	}
+
+	var runs [][]item
+	for i, it := range items {
+		if it.e.Type() == agui.RunStarted && i > 0 || len(runs) == 0 {
+			runs = append(runs, nil)
+		}
+		runs[len(runs)-1] = append(runs[len(runs)-1], it)
+	}
+
+	var out []Entry
+	for _, run := range runs {
+		var entries []placed
+		keep := func(i int, e agui.Event) { entries = append(entries, placed{pos: i, e: decode(e)}) }
+		first := 0
+		if run[0].e.Type() == agui.RunStarted && !run[0].raw {
+			// RUN_STARTED's input messages are the run's starting point.
+			_ = v.Apply(run[0].e)
+			keep(0, run[0].e)
+			first = 1
+		}
+		before := records(v)
+		refs := map[string]int{}     // message id -> first position that names it
+		callRefs := map[string]int{} // call id -> first position that names it
+		ref := func(m map[string]int, id string, i int) {
+			if _, ok := m[id]; !ok && id != "" {
+				m[id] = i
+			}
+		}
+		stopped, stateTouched, end := false, false, len(run)
+		for i := first; i < len(run); i++ {
+			it := run[i]
+			t := it.e.Type()
+			if (t == agui.RunFinished || t == agui.RunError) && !it.raw {
+				end = i
+			}
+			if stopped || it.raw {
+				// The client stops at a chunk it cannot expand too.
+				stopped = true
+				keep(i, it.e)
+				continue
+			}
+			if t == agui.StateDelta && !*stateKnown {
+				// Patches of a state the view does not know (no request,
+				// no snapshot yet) are shown as they came.
+				keep(i, it.e)
+				continue
+			}
+			if !folded(t) {
+				if err := v.Apply(it.e); err != nil {
+					stopped = true
+				}
+				keep(i, it.e)
+				continue
+			}
+			switch t {
+			case agui.ToolCallStart, agui.ToolCallArgs, agui.ToolCallEnd:
+				ref(callRefs, it.e.ToolCallID(), i)
+				ref(refs, it.e.ParentMessageID(), i)
+			case agui.ReasoningEncryptedValue:
+				id := stringField(it.e, "entityId")
+				if stringField(it.e, "subtype") == "tool-call" {
+					ref(callRefs, id, i)
+				} else {
+					ref(refs, id, i)
+				}
+			case agui.MessagesSnapshot:
+				for _, id := range snapshotIDs(it.e) {
+					ref(refs, id, i)
+				}
+			case agui.StateSnapshot, agui.StateDelta:
+				stateTouched, *stateKnown = true, true
+			default:
+				ref(refs, it.e.MessageID(), i)
+			}
+			if err := v.Apply(it.e); err != nil {
+				// The client stops here: what follows is shown as it came.
+				stopped = true
+				keep(i, it.e)
+			}
+		}
+		after := records(v)
+
+		// The run's messages: those it created or changed, in the
+		// client's order, each at the first place that named it.
+		seen := map[string]int{}
+		old := map[string][]string{}
+		for _, r := range before {
+			old[r.id] = append(old[r.id], r.text)
+		}
+		var msgs []Entry
+		var slots []int
+		owner := map[string]string{}
+		for _, r := range after {
+			for _, c := range callsOf(r.m) {
+				if id, ok := c["id"].(string); ok {
+					if _, dup := owner[id]; !dup {
+						owner[id] = r.id
+					}
 				}
 			}
 		}
-	}
-	type keyed struct {
-		e      Entry
-		parent int
-		name   string
-		rest   string
-	}
-	eachRun(entries, ToolCall, func(run []Entry) {
-		ks := make([]keyed, len(run))
-		for i, e := range run {
-			parent, _ := e["parentMessageId"].(string)
-			name, _ := e["toolCallName"].(string)
-			rank, ok := firstSeen[parent]
+		for id, i := range callRefs {
+			if m, ok := owner[id]; ok {
+				if j, ok := refs[m]; !ok || i < j {
+					refs[m] = i
+				}
+			}
+		}
+		for _, r := range after {
+			n := seen[r.id]
+			seen[r.id]++
+			if n < len(old[r.id]) && old[r.id][n] == r.text {
+				continue
+			}
+			slot, ok := refs[r.id]
 			if !ok {
-				rank = len(entries)
+				slot = end
 			}
-			ks[i] = keyed{e: e, parent: rank, name: name, rest: withoutIDs(e)}
+			msgs = append(msgs, messageEntry(r.m, openMsgs, openCalls))
+			slots = append(slots, slot)
 		}
-		slices.SortStableFunc(ks, func(a, b keyed) int {
-			return cmp.Or(cmp.Compare(a.parent, b.parent), cmp.Compare(a.name, b.name), cmp.Compare(a.rest, b.rest))
+		msgs = canonicalOrder(msgs, slots)
+		slices.Sort(slots)
+		for k, e := range msgs {
+			entries = append(entries, placed{pos: slots[k], order: k, e: e})
+		}
+		n := len(msgs)
+		for _, r := range before {
+			if seen[r.id] == 0 {
+				seen[r.id] = -1 // once
+				entries = append(entries, placed{pos: end, order: n, e: Entry{"type": MessageRemoved, "messageId": r.m["id"]}})
+				n++
+			}
+		}
+		if stateTouched {
+			s, err := decodeJSON(v.State())
+			if err == nil {
+				entries = append(entries, placed{pos: end, order: n, e: Entry{"type": State, "snapshot": s}})
+			}
+		}
+		// Entries for the run's end come after what is placed before it.
+		slices.SortStableFunc(entries, func(a, b placed) int {
+			return cmp.Or(cmp.Compare(a.pos, b.pos), cmp.Compare(kind(a, end), kind(b, end)), cmp.Compare(a.order, b.order))
 		})
-		for i := range ks {
-			run[i] = ks[i].e
-		}
-	})
-	callAt := make(map[string]int)
-	for i, e := range entries {
-		if e.Type() == ToolCall {
-			if s, ok := e["toolCallId"].(string); ok {
-				callAt[s] = i
-			}
+		for _, p := range entries {
+			out = append(out, p.e)
 		}
 	}
-	eachRun(entries, string(agui.ToolCallResult), func(run []Entry) {
-		pos := func(e Entry) int {
-			s, _ := e["toolCallId"].(string)
-			if i, ok := callAt[s]; ok {
-				return i
-			}
-			return len(entries)
-		}
-		slices.SortStableFunc(run, func(a, b Entry) int { return cmp.Compare(pos(a), pos(b)) })
-	})
+	return out
 }
 
-// eachRun calls fn on each maximal run of two or more consecutive entries
-// of type typ.
-func eachRun(entries []Entry, typ string, fn func([]Entry)) {
-	for i := 0; i < len(entries); {
-		if entries[i].Type() != typ {
+// kind orders entries at one position: at the run's end, what the merged
+// view adds goes before the terminal event.
+func kind(p placed, end int) int {
+	switch p.e.Type() {
+	case Message, MessageRemoved, State:
+		return 0
+	}
+	return 1
+}
+
+// records returns the client's messages with their canonical text.
+func records(v *agui.View) []msgRec {
+	all, err := decodeJSON(v.MessagesJSON())
+	if err != nil {
+		return nil
+	}
+	list, _ := all.([]any)
+	out := make([]msgRec, 0, len(list))
+	for _, x := range list {
+		m, ok := x.(map[string]any)
+		if !ok {
+			continue
+		}
+		out = append(out, msgRec{id: idText(m["id"]), text: string(Marshal([]Entry{m})), m: m})
+	}
+	return out
+}
+
+// idText is an id as a map key: a string as it is, anything else as JSON.
+func idText(v any) string {
+	if s, ok := v.(string); ok {
+		return s
+	}
+	return "\x00" + string(Marshal([]Entry{{"id": v}}))
+}
+
+func stringField(e agui.Event, name string) string {
+	raw, ok := e.Field(name)
+	if !ok {
+		return ""
+	}
+	v, err := decodeJSON(raw)
+	if err != nil {
+		return ""
+	}
+	s, _ := v.(string)
+	return s
+}
+
+// snapshotIDs returns the ids of a MESSAGES_SNAPSHOT's messages.
+func snapshotIDs(e agui.Event) []string {
+	raw, ok := e.Field("messages")
+	if !ok {
+		return nil
+	}
+	v, err := decodeJSON(raw)
+	if err != nil {
+		return nil
+	}
+	list, _ := v.([]any)
+	var ids []string
+	for _, x := range list {
+		if m, ok := x.(map[string]any); ok {
+			ids = append(ids, idText(m["id"]))
+		}
+	}
+	return ids
+}
+
+func callsOf(m map[string]any) []map[string]any {
+	list, _ := m["toolCalls"].([]any)
+	var out []map[string]any
+	for _, c := range list {
+		if cm, ok := c.(map[string]any); ok {
+			out = append(out, cm)
+		}
+	}
+	return out
+}
+
+// messageEntry turns a message of the client's into a Message entry.
+func messageEntry(m map[string]any, openMsgs, openCalls map[string]bool) Entry {
+	e := Entry{"type": Message}
+	for k, v := range m {
+		switch k {
+		case "id":
+			e["messageId"] = v
+		case "toolCalls":
+			list, ok := v.([]any)
+			if !ok {
+				e[k] = v
+				continue
+			}
+			calls := make([]any, len(list))
+			for i, c := range list {
+				calls[i] = callEntry(c, openCalls)
+			}
+			e[k] = calls
+		case "type":
+			e["messageType"] = v // "type" names the entry
+		default:
+			e[k] = v
+		}
+	}
+	if id, ok := m["id"].(string); ok && openMsgs[id] {
+		e["incomplete"] = true
+	}
+	return e
+}
+
+// callEntry turns a tool call into {"id", "name", "args", ...}.
+func callEntry(c any, openCalls map[string]bool) any {
+	cm, ok := c.(map[string]any)
+	if !ok {
+		return c
+	}
+	out := map[string]any{}
+	for k, v := range cm {
+		switch k {
+		case "function":
+			fn, ok := v.(map[string]any)
+			if !ok {
+				out[k] = v
+				continue
+			}
+			rest := map[string]any{}
+			for fk, fv := range fn {
+				switch fk {
+				case "name":
+					out["name"] = fv
+				case "arguments":
+					if s, ok := fv.(string); ok {
+						out["args"] = parseArgs(s)
+					} else {
+						out["args"] = fv
+					}
+				default:
+					rest[fk] = fv
+				}
+			}
+			if len(rest) > 0 {
+				out["function"] = rest
+			}
+		case "type":
+			if v != "function" {
+				out[k] = v
+			}
+		default:
+			out[k] = v
+		}
+	}
+	if id, ok := cm["id"].(string); ok && openCalls[id] {
+		out["incomplete"] = true
+	}
+	return out
+}
+
+// canonicalOrder puts what only the interleaving of parallel calls decides
+// into an order that does not depend on it, nor on the ids: the calls of
+// one message by name, arguments and other fields; the results after a
+// message in the order of its calls; and runs of messages that only hold
+// calls (one per call, when the agent names no parent) and were started
+// before any of them got a result, by their content. slots are the
+// messages' first positions in the stream, in the same order.
+func canonicalOrder(msgs []Entry, slots []int) []Entry {
+	for _, m := range msgs {
+		if calls, ok := m["toolCalls"].([]any); ok {
+			slices.SortStableFunc(calls, func(a, b any) int {
+				return cmp.Compare(callKey(a), callKey(b))
+			})
+		}
+	}
+	// Groups: a message with calls and the results after it.
+	type group struct {
+		msgs          []Entry
+		start, result int
+		callsOnly     bool
+	}
+	var groups []group
+	for i := 0; i < len(msgs); {
+		g := group{msgs: msgs[i : i+1], start: slots[i], result: math.MaxInt}
+		calls := callIndex(msgs[i])
+		j := i + 1
+		if len(calls) > 0 {
+			for j < len(msgs) && msgs[j]["role"] == "tool" {
+				if _, ok := calls[idText(msgs[j]["toolCallId"])]; !ok {
+					break
+				}
+				g.result = min(g.result, slots[j])
+				j++
+			}
+			results := slices.Clone(msgs[i+1 : j])
+			slices.SortStableFunc(results, func(a, b Entry) int {
+				return cmp.Compare(calls[idText(a["toolCallId"])], calls[idText(b["toolCallId"])])
+			})
+			g.msgs = append([]Entry{msgs[i]}, results...)
+			c, _ := msgs[i]["content"].(string)
+			g.callsOnly = msgs[i]["role"] == "assistant" && c == ""
+		}
+		groups = append(groups, g)
+		i = j
+	}
+	// Runs of call-only groups started before any of them had a result.
+	for i := 0; i < len(groups); {
+		if !groups[i].callsOnly {
 			i++
 			continue
 		}
-		j := i + 1
-		for j < len(entries) && entries[j].Type() == typ {
+		j, firstResult := i+1, groups[i].result
+		for j < len(groups) && groups[j].callsOnly && groups[j].start < firstResult {
+			firstResult = min(firstResult, groups[j].result)
 			j++
 		}
-		if j-i > 1 {
-			fn(entries[i:j])
-		}
+		slices.SortStableFunc(groups[i:j], func(a, b group) int {
+			return cmp.Compare(groupKey(a.msgs), groupKey(b.msgs))
+		})
 		i = j
 	}
+	out := make([]Entry, 0, len(msgs))
+	for _, g := range groups {
+		out = append(out, g.msgs...)
+	}
+	return out
 }
 
-// withoutIDs returns the golden text of e without its id fields.
+// callIndex maps the ids of a message's calls to their positions.
+func callIndex(m Entry) map[string]int {
+	calls, _ := m["toolCalls"].([]any)
+	idx := map[string]int{}
+	for i, c := range calls {
+		if cm, ok := c.(map[string]any); ok {
+			idx[idText(cm["id"])] = i
+		}
+	}
+	return idx
+}
+
+// callKey is a call's golden text without its id.
+func callKey(c any) string {
+	cm, ok := c.(map[string]any)
+	if !ok {
+		return ""
+	}
+	k := map[string]any{}
+	for f, v := range cm {
+		if f != "id" {
+			k[f] = v
+		}
+	}
+	// name first: calls sort by tool name, then arguments, then the rest.
+	return strconv.Quote(stringOf(cm["name"])) + string(Marshal([]Entry{k}))
+}
+
+func stringOf(v any) string {
+	s, _ := v.(string)
+	return s
+}
+
+// groupKey is the golden text of a group without ids.
+func groupKey(msgs []Entry) string {
+	var s string
+	for _, m := range msgs {
+		c := Entry{}
+		for k, v := range m {
+			switch k {
+			case "messageId", "toolCallId":
+			case "toolCalls":
+				calls, _ := v.([]any)
+				stripped := make([]any, len(calls))
+				for i, x := range calls {
+					if cm, ok := x.(map[string]any); ok {
+						y := map[string]any{}
+						for f, fv := range cm {
+							if f != "id" {
+								y[f] = fv
+							}
+						}
+						stripped[i] = y
+					}
+				}
+				c[k] = stripped
+			default:
+				c[k] = v
+			}
+		}
+		s += string(Marshal([]Entry{c}))
+	}
+	return s
+}
+
+// withoutIDs returns the golden text of e without its top-level id fields.
 func withoutIDs(e Entry) string {
 	c := make(Entry, len(e))
 	for k, v := range e {

@@ -16,9 +16,11 @@ const (
 	// Wire keeps every event, fragments included, in the order received:
 	// for tests of streaming itself.
 	Wire View = iota
-	// Merged joins each message's and each call's fragments into one entry
-	// and puts concurrent calls in a canonical order: for tests that should
-	// not depend on how a provider fragments or interleaves.
+	// Merged shows, run by run, the messages and state a frontend ends
+	// up with (as HttpAgent of @ag-ui/client assembles them), concurrent
+	// calls in a canonical order, and the other events as they are: for
+	// tests that should not depend on how a provider fragments or
+	// interleaves.
 	Merged
 )
 
@@ -70,6 +72,18 @@ func Normalize(events []agui.Event, v View) []Entry {
 	return Normalizer{}.Normalize(events, v)
 }
 
+// Run is one request of a stream: the input that started it, when known,
+// and the events it was answered with (one run or more).
+type Run struct {
+	// Input is the request; nil when it is not known. The merged view
+	// starts the run from its messages and state, as the client that sent
+	// it did; without it, from what the view held after the previous run
+	// (nothing at first), and patches of a state it has not seen are
+	// shown as they came.
+	Input  *agui.RunAgentInput
+	Events []agui.Event
+}
+
 // Normalize returns the entries of events in view v. It panics on a Scrub
 // that sets neither or both of Pointer and Pattern, or whose Pointer is not
 // a JSON pointer: those are programming errors.
@@ -80,16 +94,24 @@ func Normalize(events []agui.Event, v View) []Entry {
 // same id always gets the same placeholder, even under another kind, whose
 // first kind then names it.
 func (n Normalizer) Normalize(events []agui.Event, v View) []Entry {
+	return n.NormalizeRuns([]Run{{Events: events}}, v)
+}
+
+// NormalizeRuns is Normalize for a stream whose requests are known, such
+// as a recording or a harness case: in the merged view each run starts
+// from its request's messages and state.
+func (n Normalizer) NormalizeRuns(runs []Run, v View) []Entry {
 	pointers := n.compile()
 	var entries []Entry
 	switch v {
 	case Wire:
-		entries = make([]Entry, 0, len(events))
-		for _, e := range events {
-			entries = append(entries, n.decode(e))
+		for _, r := range runs {
+			for _, e := range r.Events {
+				entries = append(entries, n.decode(e))
+			}
 		}
 	case Merged:
-		entries = merge(events, n.decode)
+		entries = merge(runs, n.decode)
 	default:
 		panic(fmt.Sprintf("golden: unknown view %d", v))
 	}
@@ -182,6 +204,8 @@ func (p *placeholders) entry(e Entry) {
 			p.input(e[k])
 		case k == "messages" && typ == string(agui.MessagesSnapshot):
 			p.messages(e[k])
+		case k == "toolCalls" && typ == Message:
+			p.calls(e[k])
 		}
 	}
 }
@@ -221,14 +245,19 @@ func (p *placeholders) messages(v any) {
 			case "subagentRunId":
 				m[k] = p.id(kindSubagent, m[k])
 			case "toolCalls":
-				calls, _ := m[k].([]any)
-				for _, c := range calls {
-					if c, ok := c.(map[string]any); ok {
-						if _, has := c["id"]; has {
-							c["id"] = p.id(kindCall, c["id"])
-						}
-					}
-				}
+				p.calls(m[k])
+			}
+		}
+	}
+}
+
+// calls replaces the ids of a list of tool calls.
+func (p *placeholders) calls(v any) {
+	calls, _ := v.([]any)
+	for _, c := range calls {
+		if c, ok := c.(map[string]any); ok {
+			if _, has := c["id"]; has {
+				c["id"] = p.id(kindCall, c["id"])
 			}
 		}
 	}

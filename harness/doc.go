@@ -5,9 +5,10 @@
 // input as a RunAgentInput, and reads the event stream, verifying it as it
 // arrives (agui.Strict by default). When a run ends with calls to the
 // case's frontend tools that got no TOOL_CALL_RESULT, it does what an AG-UI
-// client does: runs the Go implementations, appends the assistant message
-// with the calls and the tool messages to the conversation, and posts the
-// next run on the same thread with a new run id. Follow-up user messages
+// client does: runs the Go implementations, adds their tool messages to the
+// conversation it holds (the messages and state HttpAgent of @ag-ui/client
+// assembles from the events, agui.View), and posts it as the next run on
+// the same thread with a new run id. Follow-up user messages
 // are sent the same way. Then it checks that every scripted turn was used,
 // compares the case's golden file, and runs the case's Check.
 //
@@ -41,9 +42,9 @@
 //
 // Golden files live in testdata/<TestName>/<case>.golden; "go test -update"
 // writes them, and a missing one fails with a hint to do so. The merged
-// view (the default) joins each message's text and each call's arguments,
-// so the golden does not depend on how the model fragments or interleaves;
-// [Wire] keeps every fragment.
+// view (the default) shows the messages and state the client holds after
+// each run, so the golden does not depend on how the model fragments or
+// interleaves; [Wire] keeps every fragment.
 //
 // # Failures
 //

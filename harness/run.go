@@ -23,9 +23,11 @@ import (
 type Golden int
 
 const (
-	// Merged keeps the merged view: messages and calls joined, arguments
-	// parsed, parallel calls in a canonical order. A test that should not
-	// depend on how the provider fragments uses it. It is the zero value.
+	// Merged keeps the merged view: run by run, the messages and state
+	// the client ends up with (text joined, calls in their message,
+	// arguments parsed, parallel calls in a canonical order) and the other
+	// events. A test that should not depend on how the provider fragments
+	// uses it. It is the zero value.
 	Merged Golden = iota
 	// Wire keeps every event, fragments included, in order.
 	Wire
@@ -125,12 +127,11 @@ type Tool struct {
 type Result struct {
 	// Runs are the case's runs, in order.
 	Runs []RunResult
-	// Messages is the conversation at the end, as a client assembles it:
-	// text, tool calls with their full arguments, results, the frontend
-	// tools' results.
+	// Messages is the conversation at the end as the client holds it
+	// (agui.View: assembled as HttpAgent of @ag-ui/client does), with the
+	// frontend tools' results and the follow-ups the harness added.
 	Messages []agui.Message
-	// State is the client's state at the end, STATE_SNAPSHOT and
-	// STATE_DELTA applied.
+	// State is the client's state at the end, as HttpAgent holds it.
 	State json.RawMessage
 	// Requests are the requests the scripted LLM received.
 	Requests []scripted.Request
@@ -310,7 +311,11 @@ func (o Options) RunCase(t testing.TB, agent Agent, c Case) *Result {
 		if c.Golden == Wire {
 			view = golden.Wire
 		}
-		entries := golden.Normalizer{Scrubs: c.Scrubs}.Normalize(res.Events(), view)
+		runs := make([]golden.Run, len(res.Runs))
+		for i := range res.Runs {
+			runs[i] = golden.Run{Input: &res.Runs[i].Input, Events: res.Runs[i].Events}
+		}
+		entries := golden.Normalizer{Scrubs: c.Scrubs}.NormalizeRuns(runs, view)
 		dir := o.Dir
 		if dir == "" {
 			dir = "testdata"
@@ -383,7 +388,7 @@ func execute(ctx context.Context, rep *report, o Options, c Case, r runner, rec 
 			ForwardedProps: in.ForwardedProps,
 		}
 	}
-	conv := newConversation(first.Messages, first.State)
+	view := agui.NewView(first)
 	followUps := in.FollowUps
 	res := &Result{}
 
@@ -393,18 +398,19 @@ func execute(ctx context.Context, rep *report, o Options, c Case, r runner, rec 
 			input.RunID = fmt.Sprintf("run-%d", n)
 		}
 		opts := agui.Options{Profile: c.Profile, Allow: c.Allow, Enable: c.Enable, Input: &input}
-		run := runOnce(ctx, rep, n, input, opts, r, conv, timeout, rec, llm)
+		run := runOnce(ctx, rep, n, input, opts, r, view, timeout, rec, llm)
 		res.Runs = append(res.Runs, run)
 		if run.Err != nil {
 			rep.causef("run %d: %v", n, run.Err)
 			break
 		}
 		pending := pendingCalls(run.Events, tools)
+		var added []agui.Message
 		if len(pending) == 0 {
 			if len(followUps) == 0 {
 				break
 			}
-			conv.add(agui.UserMessage(fmt.Sprintf("user-%d", n+1), followUps[0]))
+			added = append(added, agui.UserMessage(fmt.Sprintf("user-%d", n+1), followUps[0]))
 			followUps = followUps[1:]
 		}
 		for _, call := range pending {
@@ -413,28 +419,41 @@ func execute(ctx context.Context, rep *report, o Options, c Case, r runner, rec 
 			if err != nil {
 				msg.Error = err.Error()
 			}
-			conv.add(msg)
+			added = append(added, msg)
 		}
+		view.AddMessages(added...)
 		if n >= maxRuns {
 			rep.errorf("run %d: the conversation has not settled after %s (MaxRuns); pending frontend calls: %v", n, words.Count(maxRuns, "run", "runs"), pending)
 			break
 		}
 		input = agui.RunAgentInput{
 			ThreadID:       first.ThreadID,
-			State:          conv.state,
-			Messages:       conv.copyMessages(),
+			State:          view.State(),
+			Messages:       requestMessages(view),
 			Tools:          first.Tools,
 			Context:        first.Context,
 			ForwardedProps: first.ForwardedProps,
 		}
 	}
-	res.Messages = conv.copyMessages()
-	res.State = conv.state
+	res.Messages = view.Messages()
+	res.State = view.State()
 	return res
 }
 
+// requestMessages are the messages the client sends with its next request:
+// all it holds but its activity messages, which stay on the client.
+func requestMessages(v *agui.View) []agui.Message {
+	var out []agui.Message
+	for _, m := range v.Messages() {
+		if m.Role != agui.RoleActivity {
+			out = append(out, m)
+		}
+	}
+	return out
+}
+
 // runOnce posts one run and verifies its stream as it arrives.
-func runOnce(ctx context.Context, rep *report, n int, input agui.RunAgentInput, opts agui.Options, r runner, conv *conversation, timeout time.Duration, rec *recorder.Writer, llm *llmProxy) RunResult {
+func runOnce(ctx context.Context, rep *report, n int, input agui.RunAgentInput, opts agui.Options, r runner, view *agui.View, timeout time.Duration, rec *recorder.Writer, llm *llmProxy) RunResult {
 	run := RunResult{Input: input}
 	var sink *recorder.Sink
 	if rec != nil {
@@ -450,7 +469,7 @@ func runOnce(ctx context.Context, rep *report, n int, input agui.RunAgentInput, 
 		}()
 	}
 	v := agui.NewVerifier(opts)
-	var x agui.Expander
+	viewStopped := false
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	var mu sync.Mutex // a Func agent may emit from its own goroutines
@@ -503,15 +522,20 @@ func runOnce(ctx context.Context, rep *report, n int, input agui.RunAgentInput, 
 					rep.errorf("run %d: event %d: recording: %v", n, i+1, err)
 				}
 			}
-			report(v.Push(e), line)
-			expanded, xerr := x.Push(e)
-			if xerr != nil {
-				return nil // the verifier has reported it
-			}
-			for _, ee := range expanded {
-				if err := conv.apply(ee); err != nil {
-					rep.errorf("run %d: event %d (%s): %v", n, i+1, e.Type(), err)
+			vs := v.Push(e)
+			report(vs, line)
+			// The client's view: what it warns about is a bug the
+			// verifier does not see; where it stops, the verifier has
+			// mostly said why already.
+			warned := len(view.Warnings())
+			if err := view.Apply(e); err != nil && !viewStopped {
+				viewStopped = true
+				if len(vs) == 0 {
+					rep.errorf("run %d: event %d (%s): the client stops here: %v", n, i+1, e.Type(), err)
 				}
+			}
+			for _, w := range view.Warnings()[warned:] {
+				rep.errorf("run %d: event %d (%s): %s", n, i+1, w.Type, w.Message)
 			}
 			return nil
 		},

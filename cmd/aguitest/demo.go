@@ -165,7 +165,8 @@ func (d *demo) run() int {
 	}
 	defer closeAgent()
 
-	body, err := json.Marshal(demoInput())
+	input := demoInput()
+	body, err := json.Marshal(input)
 	if err != nil {
 		return d.fail(err)
 	}
@@ -234,7 +235,7 @@ func (d *demo) run() int {
 		name string
 		view golden.View
 	}{{"wire", golden.Wire}, {"merged", golden.Merged}} {
-		text := golden.Marshal(golden.Normalize(events, g.view))
+		text := golden.Marshal(golden.Normalizer{}.NormalizeRuns([]golden.Run{{Input: &input, Events: events}}, g.view))
 		if err := os.WriteFile(filepath.Join(d.dir, g.name+".golden"), text, 0o644); err != nil {
 			return d.fail(err)
 		}

@@ -54,7 +54,7 @@ type htmlLane struct {
 	Class, ID, Label string
 	Parallel         bool
 	Top, H, TextY, W int
-	Span             *htmlSpan
+	Spans            []htmlSpan
 	Ticks            []htmlMark
 	Dots             []htmlMark
 }
@@ -166,17 +166,24 @@ func htmlRunOf(src *source, r *runView, n int) htmlRun {
 			hl.Class += " parallel"
 			hl.Label = clip("∥ "+l.id+" · "+name, 36)
 		}
-		end := l.end
-		if end < 0 {
+		if l.end < 0 {
 			hl.Class += " open"
-			end = len(r.events)
 		}
-		x0, x1 := x(l.start), x(end)
-		title := fmt.Sprintf("%s %s %s: %s", l.kind, l.id, l.name, clip(l.text.String(), 400))
-		hl.Span = &htmlSpan{X: x0, Y: float64(top + 6), W: max(round1(x1-x0), 3), H: rowH - 12, Title: title}
-		inLane[l.start] = true
-		if l.end >= 0 {
-			inLane[l.end] = true
+		text := l.text.String()
+		if t, ok := r.client.content(l.id); ok && l.kind != "call" {
+			text = t
+		}
+		title := fmt.Sprintf("%s %s %s: %s", l.kind, l.id, l.name, clip(text, 400))
+		for _, sp := range l.spans {
+			end := sp[1]
+			if end < 0 {
+				end = len(r.events)
+			} else {
+				inLane[sp[1]] = true
+			}
+			inLane[sp[0]] = true
+			x0, x1 := x(sp[0]), x(end)
+			hl.Spans = append(hl.Spans, htmlSpan{X: x0, Y: float64(top + 6), W: max(round1(x1-x0), 3), H: rowH - 12, Title: title})
 		}
 		for _, t := range l.ticks {
 			inLane[t] = true

@@ -45,6 +45,10 @@ type runView struct {
 	violations []agui.Violation
 	// end is the index Finish reports at, one past the last event.
 	end int
+	// input is the recorded request of the run; nil when there is none.
+	input *agui.RunAgentInput
+	// client is what the client holds at the run's end (assemble).
+	client *heldRun
 }
 
 // An evt is an event at its place: the index the verifier counts, the line
@@ -136,6 +140,12 @@ func readRecording(src *source, in io.Reader, p agui.Profile) (*source, error) {
 			evs = append(evs, evt{index: len(evs), line: re.Line, at: re.Offset, e: re.Event})
 		}
 		rv := build(evs, p)
+		if run.Request != nil && len(run.Request.Input) > 0 {
+			var in agui.RunAgentInput
+			if json.Unmarshal(run.Request.Input, &in) == nil {
+				rv.input = &in
+			}
+		}
 		rv.id = run.ID
 		rv.line = run.Line
 		rv.timed = true

@@ -9,7 +9,8 @@
 //
 //	demo       run the task-board example agent against a scripted LLM, record and verify it
 //	verify     check the event ordering of AG-UI streams and recordings
-//	show       print a transcript of a recording or stream; --html writes a timeline page
+//	show       print a transcript of a recording or stream; --html writes a timeline page,
+//	           --messages the messages and state the client holds after each run
 //	diff       compare two recordings or streams after normalisation
 //	serve      serve a recording as an AG-UI endpoint
 //	record     a recording proxy in front of an AG-UI server
@@ -43,7 +44,7 @@ func commands() []command {
 	return []command{
 		{"demo", "run an example agent against a scripted LLM, record and verify it", cmdDemo},
 		{"verify", "check the event ordering of AG-UI streams", cmdVerify},
-		{"show", "print a transcript of a recording or stream (--html: a timeline)", cmdShow},
+		{"show", "print a transcript of a recording or stream (--html: a timeline; --messages: the client's messages and state)", cmdShow},
 		{"diff", "compare two recordings or streams after normalisation", cmdDiff},
 		{"llm", "a scripted, recorded or replayed LLM on every provider wire (llm serve|record|replay)", cmdLLM},
 		{"serve", "serve a recording as an AG-UI endpoint", cmdServe},

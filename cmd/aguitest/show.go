@@ -14,27 +14,37 @@ import (
 	"github.com/aguitest/aguitest/agui"
 )
 
-const showUsage = `usage: aguitest show [--profile strict|reference] [--html OUT] FILE
+const showUsage = `usage: aguitest show [--profile strict|reference] [--html OUT] [--messages] FILE
 
 Prints a readable transcript of a recording or an AG-UI stream (a JSON
 array, JSON Lines, server-sent events or protobuf frames; "-" reads
-standard input): each run, each message with its text, each tool call with
-its arguments joined and its result, state changes and errors, in the
-order they started.
-Calls streamed at the same time are marked as parallel (┆), and every
-violation of the verifier's profile is shown at its event (!) with the
-file and line.
+standard input): each run, each message as the client holds it (text
+streamed under one id in several spans is one message), each tool call
+with its arguments joined, the message the client put it in and its
+result, state changes and errors, in the order they started. Calls
+streamed at the same time are marked as parallel (┆), and every violation
+of the verifier's profile is shown at its event (!) with the file and
+line.
 
 Flags:
   --html OUT     also write OUT, a self-contained HTML page with a timeline:
                  one lane per message and per tool call, each fragment a tick
                  on the time axis (recorded offsets, else event numbers),
                  violations marked in red
+  --messages     print instead, for each run, one JSON line with the
+                 messages and state a frontend holds at its end, as
+                 HttpAgent of @ag-ui/client assembles them: {"run",
+                 "thread", "messages", "state"}, and "stopped" (where the
+                 client's pipeline stops: its verifier rejects an event) and
+                 "warnings" (what it warns about) when there are any. A
+                 recorded run starts from its request's messages and state;
+                 the runs of a stream are one response.
   --profile P    strict (default) or reference
 
 Example:
   aguitest show agui/testdata/streams/parallel.sse
   aguitest show --html run.html recording.jsonl
+  aguitest show --messages recording.jsonl | jq .messages
 
 Exit status: 0 shown (even with violations), 2 bad usage or unreadable
 input.
@@ -45,6 +55,7 @@ func cmdShow(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	fs.SetOutput(io.Discard)
 	profile := fs.String("profile", "strict", "strict or reference")
 	htmlOut := fs.String("html", "", "write an HTML timeline to this file")
+	messages := fs.Bool("messages", false, "print the messages and state the client holds after each run, as JSON")
 	if code := parseFlags(fs, args, showUsage, stdout, stderr); code >= 0 {
 		return code
 	}
@@ -62,7 +73,15 @@ func cmdShow(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "aguitest show: %v\n", err)
 		return 2
 	}
-	writeTranscript(stdout, src, colorFor(stdout))
+	assemble(src)
+	if *messages {
+		if err := writeMessages(stdout, src); err != nil {
+			fmt.Fprintf(stderr, "aguitest show: %v\n", err)
+			return 2
+		}
+	} else {
+		writeTranscript(stdout, src, colorFor(stdout))
+	}
 	if *htmlOut != "" {
 		f, err := os.Create(*htmlOut)
 		if err == nil {
@@ -81,14 +100,17 @@ func cmdShow(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 }
 
 // A lane is one message, reasoning message or tool call of a run: a row of
-// the timeline, a line of the transcript.
+// the timeline, a line of the transcript. A message the run streams in
+// several spans under one id (reopened after its END) is one lane, as it
+// is one message to the client.
 type lane struct {
 	kind  string // "message", "reasoning" or "call"
 	id    string
-	name  string // the tool's name, or the message's role
-	start int    // position in runView.events
-	end   int    // position of the END; -1 while open
-	ticks []int  // positions of the fragments
+	name  string   // the tool's name, or the message's role
+	start int      // position in runView.events of the first START
+	end   int      // position of the last END; -1 while open
+	spans [][2]int // START..END positions of each span; -1 while open
+	ticks []int    // positions of the fragments
 	text  strings.Builder
 	// result is the position of the call's TOOL_CALL_RESULT, or -1.
 	result   int
@@ -99,31 +121,40 @@ type lane struct {
 // lanes returns the run's messages and calls in the order they started.
 func (r *runView) lanes() []*lane {
 	var out []*lane
-	open := map[string]*lane{}
+	all := map[string]*lane{} // every lane of the run, by kind and id
+	open := map[string]bool{} // the lanes with a span open
 	calls := map[string]*lane{}
-	get := func(kind, id string) *lane {
-		if l, ok := open[kind+"\x00"+id]; ok {
-			return l
-		}
-		return nil
-	}
 	for i, ev := range r.events {
 		e := ev.e
 		switch e.Type() {
 		case agui.TextMessageStart, agui.ReasoningMessageStart, agui.ToolCallStart:
-			l := &lane{kind: "message", id: e.MessageID(), name: e.Role(), start: i, end: -1, result: -1}
+			kind, id, name := "message", e.MessageID(), e.Role()
 			switch e.Type() {
 			case agui.ReasoningMessageStart:
-				l.kind = "reasoning"
+				kind = "reasoning"
 			case agui.ToolCallStart:
-				l.kind, l.id, l.name = "call", e.ToolCallID(), e.ToolCallName()
-				calls[l.id] = l
+				kind, id, name = "call", e.ToolCallID(), e.ToolCallName()
 			}
-			if l.name == "" && l.kind == "message" {
-				l.name = "assistant"
+			key := kind + "\x00" + id
+			if open[key] {
+				continue // a START for what is open: its violation shows it
 			}
-			open[l.kind+"\x00"+l.id] = l
-			out = append(out, l)
+			l := all[key]
+			if l == nil || kind == "call" {
+				// A call started again is a call of its own to read.
+				l = &lane{kind: kind, id: id, name: name, start: i, end: -1, result: -1}
+				if l.name == "" && kind == "message" {
+					l.name = "assistant"
+				}
+				all[key] = l
+				if kind == "call" {
+					calls[id] = l
+				}
+				out = append(out, l)
+			}
+			l.end = -1
+			l.spans = append(l.spans, [2]int{i, -1})
+			open[key] = true
 		case agui.TextMessageContent, agui.ReasoningMessageContent, agui.ToolCallArgs:
 			kind, id := "message", e.MessageID()
 			switch e.Type() {
@@ -132,7 +163,8 @@ func (r *runView) lanes() []*lane {
 			case agui.ToolCallArgs:
 				kind, id = "call", e.ToolCallID()
 			}
-			if l := get(kind, id); l != nil {
+			if key := kind + "\x00" + id; open[key] {
+				l := all[key]
 				l.ticks = append(l.ticks, i)
 				l.text.WriteString(e.Delta())
 			}
@@ -144,9 +176,11 @@ func (r *runView) lanes() []*lane {
 			case agui.ToolCallEnd:
 				kind, id = "call", e.ToolCallID()
 			}
-			if l := get(kind, id); l != nil {
+			if key := kind + "\x00" + id; open[key] {
+				l := all[key]
 				l.end = i
-				delete(open, kind+"\x00"+id)
+				l.spans[len(l.spans)-1][1] = i
+				delete(open, key)
 			}
 		case agui.ToolCallResult:
 			if l, ok := calls[e.ToolCallID()]; ok && l.result < 0 {
@@ -299,7 +333,7 @@ func (r *runView) transcript(file string) []tline {
 			if l == nil {
 				continue
 			}
-			out = append(out, laneLines(i, l, shownGroup)...)
+			out = append(out, laneLines(i, l, r.client, shownGroup)...)
 		case agui.TextMessageContent, agui.TextMessageEnd, agui.ReasoningMessageContent,
 			agui.ReasoningMessageEnd, agui.ToolCallArgs, agui.ToolCallEnd:
 			// Shown with their lane.
@@ -390,7 +424,9 @@ func (r *runView) transcript(file string) []tline {
 	return out
 }
 
-func laneLines(i int, l *lane, shownGroup map[string]bool) []tline {
+// laneLines are the lines of a lane: its text or arguments as the client
+// holds them at the run's end (c), when it holds them.
+func laneLines(i int, l *lane, c *heldRun, shownGroup map[string]bool) []tline {
 	var out []tline
 	mark := ""
 	if len(l.parallel) > 1 {
@@ -401,23 +437,40 @@ func laneLines(i int, l *lane, shownGroup map[string]bool) []tline {
 			out = append(out, tline{pos: i, text: "┆ parallel: " + strings.Join(l.parallel, ", ")})
 		}
 	}
-	frag := plural(len(l.ticks), "fragment")
-	open := ""
+	notes := []string{plural(len(l.ticks), "fragment")}
+	if len(l.spans) > 1 {
+		notes = append(notes, fmt.Sprintf("%d spans under one id", len(l.spans)))
+	}
 	if l.end < 0 {
-		open = ", never ended"
+		notes = append(notes, "never ended")
 	}
 	switch l.kind {
 	case "call":
 		args := l.text.String()
+		if a, ok := c.arguments(l.id); ok {
+			args = a
+		}
 		shown := compactJSON([]byte(args))
 		if !json.Valid([]byte(args)) {
 			shown = strconv.Quote(args) + " (not JSON)"
 		}
-		out = append(out, tline{pos: i, text: fmt.Sprintf("%scall %s %s %s  [%s%s]", mark, l.id, l.name, clip(shown, 300), frag, open), bad: l.end < 0})
-	case "reasoning":
-		out = append(out, tline{pos: i, text: fmt.Sprintf("reasoning %s: %s  [%s%s]", l.id, clip(strconv.Quote(l.text.String()), 300), frag, open), bad: l.end < 0})
+		if m, ok := c.owner[l.id]; c != nil && ok {
+			notes = append(notes, "in "+m)
+		}
+		out = append(out, tline{pos: i, text: fmt.Sprintf("%scall %s %s %s  [%s]", mark, l.id, l.name, clip(shown, 300), strings.Join(notes, ", ")), bad: l.end < 0})
 	default:
-		out = append(out, tline{pos: i, text: fmt.Sprintf("%s %s: %s  [%s%s]", l.name, l.id, clip(strconv.Quote(l.text.String()), 300), frag, open), bad: l.end < 0})
+		text := l.text.String()
+		if t, ok := c.content(l.id); ok {
+			text = t
+		}
+		if calls := c.calls(l.id); len(calls) > 0 {
+			notes = append(notes, "calls "+strings.Join(calls, ", "))
+		}
+		head := l.name + " " + l.id
+		if l.kind == "reasoning" {
+			head = "reasoning " + l.id
+		}
+		out = append(out, tline{pos: i, text: fmt.Sprintf("%s: %s  [%s]", head, clip(strconv.Quote(text), 300), strings.Join(notes, ", ")), bad: l.end < 0})
 	}
 	return out
 }

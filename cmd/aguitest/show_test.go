@@ -22,6 +22,7 @@ func TestShowTranscripts(t *testing.T) {
 		"../../agui/testdata/streams/parallel.sse",
 		"../../recorder/testdata/weather.jsonl",
 		"testdata/show/faults.jsonl",
+		"testdata/show/reopened.jsonl",
 	}
 	for _, in := range inputs {
 		name := filepath.Base(in)

@@ -1,0 +1,88 @@
+package agui
+
+import (
+	"bytes"
+	"encoding/json"
+	"math/rand/v2"
+	"testing"
+)
+
+// FuzzApplyPatch applies arbitrary patches to arbitrary documents. Nothing
+// may panic; a result is one JSON value, and the same patch on the same
+// document gives the same result.
+func FuzzApplyPatch(f *testing.F) {
+	f.Add([]byte(`{"a":[1,2]}`), []byte(`[{"op":"move","from":"/a/0","path":"/a/-"}]`))
+	f.Add([]byte(`{}`), []byte(`[{"op":"move","from":"","path":"/x"},{"op":"remove","path":"/x"}]`))
+	f.Add([]byte(`"abc"`), []byte(`[{"op":"copy","from":"/length","path":"/0"}]`))
+	f.Add([]byte(`{"a":{}}`), []byte(`[{"op":"test","path":"/a","value":{"hasOwnProperty":1}}]`))
+	f.Add([]byte(`[[]]`), []byte(`[{"op":"add","path":"/0/4294967295","value":1e400}]`))
+	g := patchGen{rand.New(rand.NewPCG(1, 2))}
+	for range 30 {
+		doc := g.value(3)
+		d, _ := json.Marshal(doc)
+		p, _ := json.Marshal(g.patch(doc))
+		f.Add(d, p)
+	}
+	f.Fuzz(func(t *testing.T, doc, patch []byte) {
+		got, err := ApplyPatch(doc, patch)
+		if err != nil {
+			if err.Error() == "" {
+				t.Fatal("empty error")
+			}
+			return
+		}
+		if !json.Valid(got) {
+			t.Fatalf("ApplyPatch gave invalid JSON %q", got)
+		}
+		again, err := ApplyPatch(doc, patch)
+		if err != nil || !bytes.Equal(got, again) {
+			t.Fatalf("not deterministic: %s, then %s, %v", got, again, err)
+		}
+	})
+}
+
+// FuzzView applies arbitrary event sequences (one JSON object per line) to
+// a view with a history. Nothing may panic, and the messages and state are
+// always JSON.
+func FuzzView(f *testing.F) {
+	for i := range 30 {
+		var b bytes.Buffer
+		for _, e := range genConversation(viewSeed, i).Events {
+			j, _ := json.Marshal(e)
+			b.Write(j)
+			b.WriteByte('\n')
+		}
+		f.Add(b.Bytes())
+	}
+	f.Add([]byte(`{"type":"STATE_DELTA","delta":[{"op":"move","from":"","path":"/a"}]}` + "\n" + `{"type":"STATE_SNAPSHOT","snapshot":1}`))
+	f.Add([]byte(`{"type":"ACTIVITY_SNAPSHOT","messageId":"u1","activityType":"x","content":null,"replace":false}` + "\n" + `{"type":"ACTIVITY_DELTA","messageId":"a1","patch":[{"op":"copy","from":"/toString","path":"/t"}]}`))
+	f.Add([]byte(`{"type":"MESSAGES_SNAPSHOT","messages":[{"id":"u1","role":"user"},{"id":"u1","role":"user"},7,null],"metadata":{"@ag-ui/client":{"authoritativeActivityTypes":null}}}` + "\n" + `{"type":"TEXT_MESSAGE_CONTENT","messageId":"u1","delta":"\ud83d"}`))
+	f.Add([]byte(`{"type":"TOOL_CALL_START","toolCallId":"c9","toolCallName":1,"parentMessageId":"u1"}` + "\n" + `{"type":"TOOL_CALL_ARGS","toolCallId":"c9","delta":{}}` + "\n" + `{"type":"REASONING_ENCRYPTED_VALUE","subtype":"tool-call","entityId":"c9","encryptedValue":[1]}`))
+	history := []Message{
+		UserMessage("u1", "hi"),
+		AssistantMessage("a1", "", NewToolCall("c1", "f", "{}")),
+		ToolMessage("t1", "c1", "ok"),
+		{ID: "act1", Role: RoleActivity, ActivityType: "plan", Activity: json.RawMessage(`{"s":[1]}`)},
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		v := NewView(RunAgentInput{Messages: history, State: json.RawMessage(`{"n":[0]}`)})
+		for _, line := range bytes.Split(data, []byte("\n")) {
+			if e, err := ParseEvent(line); err == nil {
+				if err := v.Apply(e); err != nil && err.Error() == "" {
+					t.Fatal("empty error")
+				}
+			}
+		}
+		if m := v.MessagesJSON(); !json.Valid(m) {
+			t.Fatalf("MessagesJSON is not JSON: %q", m)
+		}
+		if s := v.State(); !json.Valid(s) {
+			t.Fatalf("State is not JSON: %q", s)
+		}
+		_ = v.Messages()
+		v.AddMessages(UserMessage("u9", "next"))
+		if !json.Valid([]byte(v.String())) {
+			t.Fatalf("String is not JSON: %q", v.String())
+		}
+	})
+}

@@ -1,0 +1,646 @@
+package agui
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"regexp"
+	"strconv"
+	"strings"
+)
+
+// The reference client applies STATE_DELTA and ACTIVITY_DELTA with
+// fast-json-patch 3.1.1: applyPatch(document, patch, validate=true,
+// mutate=false). When the patch throws, the client keeps the document as
+// it was. This file reproduces that applier's results, including where
+// they depart from RFC 6902:
+//
+//   - an array index may have leading zeros ("/a/01" is index 1), is read
+//     as a 32-bit integer ("/a/4294967297" is index 1 to add), and the
+//     empty token is index 0;
+//   - a move or copy to an array index past the end appends;
+//   - a name every object inherits (toString, constructor, ...) counts as
+//     present: replacing or removing it succeeds, copying it from gives a
+//     function, which the client cannot clone;
+//   - "__proto__", and "prototype" after "constructor", are refused;
+//   - an operation on a primitive document other than null (a number, a
+//     string) changes nothing and succeeds when the path exists on it
+//     ("/length" of a string) or the document is falsy;
+//   - test compares with fast-json-patch's deep equality, which throws
+//     when the expected object has an own "hasOwnProperty" member;
+//   - a move or copy of a missing path to the root leaves no document
+//     (undefined).
+//
+// A patch whose copies would grow the document past maxPatchValues values
+// fails here; in the client it would exhaust memory.
+//
+// An operation whose shape @ag-ui/core's JsonPatch schema rejects is an
+// error here, where fast-json-patch may go on: the client fails such an
+// event before it reaches the applier. A move of the whole document into
+// itself makes a cycle, as in fast-json-patch; a later operation may undo
+// it, but a patch that ends with one is an error (no JSON can hold it).
+
+// PatchError says why a JSON Patch does not apply. The reference client
+// then keeps its state (or the activity's content) as it was.
+type PatchError struct {
+	// Index is the operation, counting from 0.
+	Index int
+	// Name is fast-json-patch's error name (OPERATION_PATH_UNRESOLVABLE,
+	// TEST_OPERATION_FAILED, ...), or TypeError or DataCloneError for
+	// what JavaScript itself throws.
+	Name string
+	// Message describes the problem.
+	Message string
+}
+
+// Error returns "operation N: NAME: message".
+func (e *PatchError) Error() string {
+	return fmt.Sprintf("operation %d: %s: %s", e.Index, e.Name, e.Message)
+}
+
+// Names of the errors, as fast-json-patch names them.
+const (
+	patchNotArray       = "SEQUENCE_NOT_AN_ARRAY"
+	patchNotObject      = "OPERATION_NOT_AN_OBJECT"
+	patchOpInvalid      = "OPERATION_OP_INVALID"
+	patchPathInvalid    = "OPERATION_PATH_INVALID"
+	patchFromRequired   = "OPERATION_FROM_REQUIRED"
+	patchValueRequired  = "OPERATION_VALUE_REQUIRED"
+	patchCannotAdd      = "OPERATION_PATH_CANNOT_ADD"
+	patchUnresolvable   = "OPERATION_PATH_UNRESOLVABLE"
+	patchFromUnresolved = "OPERATION_FROM_UNRESOLVABLE"
+	patchIllegalIndex   = "OPERATION_PATH_ILLEGAL_ARRAY_INDEX"
+	patchOutOfBounds    = "OPERATION_VALUE_OUT_OF_BOUNDS"
+	patchTestFailed     = "TEST_OPERATION_FAILED"
+	patchTypeError      = "TypeError"
+	patchDataClone      = "DataCloneError"
+	patchNoDocument     = "NO_DOCUMENT"
+	patchCycle          = "CIRCULAR_RESULT"
+	patchTooLarge       = "DOCUMENT_TOO_LARGE"
+)
+
+// ApplyPatch applies a JSON Patch (RFC 6902) to a JSON document as the
+// reference client applies STATE_DELTA: with fast-json-patch 3.1.1's
+// applyPatch, validating, on a copy. It returns the new document as
+// JSON.stringify writes it, or a *PatchError when the patch does not apply
+// (the client then keeps the document unchanged). Invalid JSON in either
+// argument is an error too.
+//
+// Where fast-json-patch departs from the RFC, so does ApplyPatch: see the
+// package source (patch.go) for the list.
+func ApplyPatch(doc, patch []byte) ([]byte, error) {
+	d, err := parseJV(doc)
+	if err != nil {
+		return nil, fmt.Errorf("document: %w", err)
+	}
+	p, err := parseJV(patch)
+	if err != nil {
+		return nil, fmt.Errorf("patch: %w", err)
+	}
+	out, err := applyPatchJS(d, p)
+	if err != nil {
+		return nil, err
+	}
+	if hasCycle(out) {
+		return nil, &PatchError{Name: patchCycle, Message: "the result contains itself (the document was moved into itself)"}
+	}
+	if _, err := structuredCloneJS(out); err != nil {
+		return nil, &PatchError{Name: patchDataClone, Message: "the result holds a function (an inherited method copied or moved into it)"}
+	}
+	b := stringifyJS(out)
+	if b == nil {
+		return nil, &PatchError{Name: patchNoDocument, Message: "the patch leaves no document (a move or copy of a missing path to the root)"}
+	}
+	return b, nil
+}
+
+// patchOp is one operation; value is undefined when absent.
+type patchOp struct {
+	op, path, from string
+	value          any
+}
+
+// pointerRE is @ag-ui/core's JsonPointer schema.
+var pointerRE = regexp.MustCompile(`^(/([^/~]|~[01])*)*$`)
+
+// readOp checks an operation's shape as fast-json-patch's validator does
+// (and @ag-ui/core's schema, which rejects a few shapes the validator lets
+// through).
+func readOp(v any, index int) (*patchOp, error) {
+	o, ok := v.(*jsObject)
+	if !ok {
+		return nil, &PatchError{index, patchNotObject, "Operation is not an object"}
+	}
+	op := &patchOp{value: o.get("value")}
+	switch s, _ := o.get("op").(string); s {
+	case "add", "remove", "replace", "move", "copy", "test":
+		op.op = s
+	default:
+		return nil, &PatchError{index, patchOpInvalid, "Operation `op` property is not one of operations defined in RFC-6902"}
+	}
+	path, ok := o.get("path").(string)
+	if !ok || (path != "" && path[0] != '/') || !pointerRE.MatchString(path) {
+		return nil, &PatchError{index, patchPathInvalid, "Operation `path` property is not a JSON pointer"}
+	}
+	op.path = path
+	switch op.op {
+	case "move", "copy":
+		from, ok := o.get("from").(string)
+		if !ok || !pointerRE.MatchString(from) {
+			return nil, &PatchError{index, patchFromRequired, "Operation `from` property is not a JSON pointer"}
+		}
+		op.from = from
+	case "add", "replace", "test":
+		if _, ok := op.value.(jsUndefined); ok {
+			return nil, &PatchError{index, patchValueRequired, "Operation `value` property is not present"}
+		}
+	}
+	return op, nil
+}
+
+// maxPatchValues bounds the values a document may grow to while a patch
+// applies. Each copy can double a document, so a short patch can ask for
+// more memory than any client has; past the bound the patch fails here
+// rather than exhausting memory, as it would in the client.
+const maxPatchValues = 1 << 20
+
+// applyPatchJS is applyPatch(doc, patch, true, false).
+func applyPatchJS(doc, patch any) (any, error) {
+	ops, ok := patch.(*jsArray)
+	if !ok {
+		return nil, &PatchError{0, patchNotArray, "Patch sequence must be an array"}
+	}
+	doc, err := deepCloneFJP(doc)
+	if err != nil {
+		return nil, typeErr(0, err)
+	}
+	size := countValues(doc)
+	for i, v := range ops.elems {
+		op, err := readOp(v, i)
+		if err != nil {
+			return nil, err
+		}
+		if op.op == "copy" {
+			if from, err := getByPointer(doc, op.from, i); err == nil {
+				if size += countValues(from); size > maxPatchValues {
+					return nil, &PatchError{i, patchTooLarge, fmt.Sprintf("the document would grow past %d values", maxPatchValues)}
+				}
+			}
+		}
+		doc, _, err = applyOp(doc, op, true, i)
+		if err != nil {
+			return nil, err
+		}
+	}
+	return doc, nil
+}
+
+// countValues counts the values in v, stopping early past the bound (and
+// at a value that contains itself, which copying refuses anyway).
+func countValues(v any) int {
+	n := 0
+	seen := map[any]bool{}
+	var walk func(v any)
+	walk = func(v any) {
+		n++
+		if n > maxPatchValues {
+			return
+		}
+		switch x := v.(type) {
+		case *jsObject:
+			if seen[x] {
+				return
+			}
+			seen[x] = true
+			for _, k := range x.keys {
+				walk(x.vals[k])
+			}
+			delete(seen, x)
+		case *jsArray:
+			if seen[x] {
+				return
+			}
+			seen[x] = true
+			for _, e := range x.elems {
+				walk(e)
+			}
+			delete(seen, x)
+		}
+	}
+	walk(v)
+	return n
+}
+
+// deepCloneFJP is fast-json-patch's _deepClone: a JSON round trip for
+// objects, arrays and null, null for undefined, anything else as it is. A
+// value that contains itself cannot be written as JSON: a TypeError.
+func deepCloneFJP(v any) (any, error) {
+	switch v.(type) {
+	case jsUndefined:
+		return nil, nil
+	case *jsObject, *jsArray:
+		if hasCycle(v) {
+			return nil, &jsTypeError{"Converting circular structure to JSON"}
+		}
+		return jsonCloneJS(v), nil
+	}
+	return v, nil
+}
+
+// typeErr wraps what JavaScript throws as a PatchError named TypeError.
+func typeErr(index int, err error) error {
+	var te *jsTypeError
+	if errors.As(err, &te) {
+		return &PatchError{index, patchTypeError, te.msg}
+	}
+	if errors.Is(err, errSparse) {
+		return &PatchError{index, patchTypeError, err.Error()}
+	}
+	return err
+}
+
+// applyOp is fast-json-patch's applyOperation on a document it may change
+// in place. It returns the new document and what the operation removed
+// (remove, replace, move) or read (_get).
+func applyOp(doc any, op *patchOp, validate bool, index int) (newDoc, result any, err error) {
+	if op.path == "" {
+		switch op.op {
+		case "add", "replace":
+			return op.value, doc, nil
+		case "move", "copy":
+			v, err := getByPointer(doc, op.from, index)
+			return v, doc, err
+		case "test":
+			eq, err := jsAreEquals(doc, op.value)
+			if err != nil {
+				return nil, nil, typeErr(index, err)
+			}
+			if !eq {
+				return nil, nil, &PatchError{index, patchTestFailed, "Test operation failed"}
+			}
+			return doc, nil, nil
+		case "remove":
+			return nil, doc, nil
+		default: // _get
+			return doc, doc, nil
+		}
+	}
+	keys := strings.Split(op.path, "/")
+	n := len(keys)
+	obj := doc
+	checked := false
+	for t := 1; ; {
+		key := keys[t]
+		if strings.Contains(key, "~") {
+			key = strings.ReplaceAll(strings.ReplaceAll(key, "~1", "/"), "~0", "~")
+		}
+		if key == "__proto__" || (key == "prototype" && keys[t-1] == "constructor") {
+			return nil, nil, &PatchError{index, patchTypeError, "JSON-Patch: modifying `__proto__` or `constructor/prototype` prop is banned for security reasons"}
+		}
+		if validate && !checked {
+			v, err := jsGet(obj, key)
+			if err != nil {
+				return nil, nil, typeErr(index, err)
+			}
+			frag := ""
+			if _, ok := v.(jsUndefined); ok {
+				frag, checked = strings.Join(keys[:t], "/"), true
+			} else if t == n-1 {
+				frag, checked = op.path, true
+			}
+			if checked {
+				if err := validateAt(doc, op, frag, index); err != nil {
+					return nil, nil, err
+				}
+			}
+		}
+		t++
+		if arr, ok := obj.(*jsArray); ok {
+			var ik int
+			numeric := true
+			switch {
+			case key == "-":
+				ik = len(arr.elems)
+			case isDigits(key):
+				ik = toInt32(key)
+			case validate:
+				return nil, nil, &PatchError{index, patchIllegalIndex, "Expected an unsigned base-10 integer value, making the new referenced value the array element with the zero-based index"}
+			default:
+				numeric = false
+			}
+			if t >= n {
+				if validate && op.op == "add" && ik > len(arr.elems) {
+					return nil, nil, &PatchError{index, patchOutOfBounds, "The specified index MUST NOT be greater than the number of elements in the array"}
+				}
+				return arrayOp(doc, op, arr, ik, numeric, key, index)
+			}
+			if numeric {
+				obj = elemAt(arr, ik)
+			} else {
+				obj, _ = jsGet(arr, key)
+			}
+		} else {
+			if t >= n {
+				return objectOp(doc, op, obj, key, index)
+			}
+			v, err := jsGet(obj, key)
+			if err != nil {
+				return nil, nil, typeErr(index, err)
+			}
+			obj = v
+		}
+		if validate && t < n && (!jvTruthy(obj) || !isJSObjectType(obj)) {
+			return nil, nil, &PatchError{index, patchUnresolvable, "Cannot perform operation at the desired path"}
+		}
+	}
+}
+
+// validateAt is the validator's check of an operation against the
+// document, at frag, the part of the path that exists.
+func validateAt(doc any, op *patchOp, frag string, index int) error {
+	if !jvTruthy(doc) {
+		return nil
+	}
+	switch op.op {
+	case "add":
+		pl, fl := strings.Count(op.path, "/")+1, strings.Count(frag, "/")+1
+		if pl != fl+1 && pl != fl {
+			return &PatchError{index, patchCannotAdd, "Cannot perform an `add` operation at the desired path"}
+		}
+	case "replace", "remove", "_get":
+		if op.path != frag {
+			return &PatchError{index, patchUnresolvable, "Cannot perform the operation at a path that does not exist"}
+		}
+	case "move", "copy":
+		// fast-json-patch validates a copy of the document with a _get of
+		// from; only an unresolvable from counts.
+		clone, err := deepCloneFJP(doc)
+		if err != nil {
+			return typeErr(index, err)
+		}
+		_, _, err = applyOp(clone, &patchOp{op: "_get", path: op.from}, true, 0)
+		var pe *PatchError
+		if errors.As(err, &pe) {
+			switch pe.Name {
+			case patchUnresolvable:
+				return &PatchError{index, patchFromUnresolved, "Cannot perform the operation from a path that does not exist"}
+			case patchTypeError:
+				return &PatchError{index, patchTypeError, pe.Message}
+			}
+		}
+	}
+	return nil
+}
+
+// getByPointer is getValueByPointer: an unvalidated _get.
+func getByPointer(doc any, ptr string, index int) (any, error) {
+	if ptr == "" {
+		return doc, nil
+	}
+	_, v, err := applyOp(doc, &patchOp{op: "_get", path: ptr}, false, index)
+	return v, err
+}
+
+// objectOp applies an operation to key of a container that is not an
+// array (an object, or a primitive at the root).
+func objectOp(doc any, op *patchOp, obj any, key string, index int) (any, any, error) {
+	switch op.op {
+	case "add":
+		if err := jsSet(obj, key, op.value); err != nil {
+			return nil, nil, typeErr(index, err)
+		}
+		return doc, nil, nil
+	case "remove", "replace":
+		removed, err := jsGet(obj, key)
+		if err != nil {
+			return nil, nil, typeErr(index, err)
+		}
+		if op.op == "remove" {
+			err = jsDelete(obj, key)
+		} else {
+			err = jsSet(obj, key, op.value)
+		}
+		if err != nil {
+			return nil, nil, typeErr(index, err)
+		}
+		return doc, removed, nil
+	case "test":
+		v, err := jsGet(obj, key)
+		if err != nil {
+			return nil, nil, typeErr(index, err)
+		}
+		return testValue(doc, v, op, index)
+	case "_get":
+		v, err := jsGet(obj, key)
+		if err != nil {
+			return nil, nil, typeErr(index, err)
+		}
+		return doc, v, nil
+	}
+	return moveOrCopy(doc, op, index)
+}
+
+func testValue(doc, v any, op *patchOp, index int) (any, any, error) {
+	eq, err := jsAreEquals(v, op.value)
+	if err != nil {
+		return nil, nil, typeErr(index, err)
+	}
+	if !eq {
+		return nil, nil, &PatchError{index, patchTestFailed, "Test operation failed"}
+	}
+	return doc, nil, nil
+}
+
+// moveOrCopy is the move and copy of fast-json-patch: read (and for move
+// remove) from, then add it at path, both unvalidated.
+func moveOrCopy(doc any, op *patchOp, index int) (any, any, error) {
+	if op.op == "copy" {
+		v, err := getByPointer(doc, op.from, index)
+		if err != nil {
+			return nil, nil, err
+		}
+		c, err := deepCloneFJP(v)
+		if err != nil {
+			return nil, nil, typeErr(index, err)
+		}
+		if _, _, err := applyOp(doc, &patchOp{op: "add", path: op.path, value: c}, false, index); err != nil {
+			return nil, nil, err
+		}
+		return doc, nil, nil
+	}
+	removed, err := getByPointer(doc, op.path, index)
+	if err != nil {
+		return nil, nil, err
+	}
+	if jvTruthy(removed) {
+		if removed, err = deepCloneFJP(removed); err != nil {
+			return nil, nil, typeErr(index, err)
+		}
+	}
+	_, orig, err := applyOp(doc, &patchOp{op: "remove", path: op.from}, false, index)
+	if err != nil {
+		return nil, nil, err
+	}
+	if _, _, err := applyOp(doc, &patchOp{op: "add", path: op.path, value: orig}, false, index); err != nil {
+		return nil, nil, err
+	}
+	return doc, removed, nil
+}
+
+// arrayOp applies an operation to an array element: ik when numeric, else
+// the property key (reached only without validation).
+func arrayOp(doc any, op *patchOp, arr *jsArray, ik int, numeric bool, key string, index int) (any, any, error) {
+	switch op.op {
+	case "add":
+		if !numeric {
+			if err := jsSet(arr, key, op.value); err != nil {
+				return nil, nil, typeErr(index, err)
+			}
+			return doc, nil, nil
+		}
+		i := spliceStart(float64(ik), len(arr.elems))
+		arr.elems = append(arr.elems, nil)
+		copy(arr.elems[i+1:], arr.elems[i:])
+		arr.elems[i] = op.value
+		return doc, nil, nil
+	case "remove":
+		start := float64(ik)
+		if !numeric {
+			start = jsNumberOf(key)
+		}
+		i := spliceStart(start, len(arr.elems))
+		if i >= len(arr.elems) {
+			return doc, jvUndef, nil
+		}
+		removed := arr.elems[i]
+		arr.elems = append(arr.elems[:i], arr.elems[i+1:]...)
+		return doc, removed, nil
+	case "replace":
+		if !numeric {
+			removed, _ := jsGet(arr, key)
+			if err := jsSet(arr, key, op.value); err != nil {
+				return nil, nil, typeErr(index, err)
+			}
+			return doc, removed, nil
+		}
+		removed := elemAt(arr, ik)
+		if ik >= 0 {
+			if err := jsSet(arr, strconv.Itoa(ik), op.value); err != nil {
+				return nil, nil, typeErr(index, err)
+			}
+		}
+		return doc, removed, nil
+	case "test", "_get":
+		v := elemAt(arr, ik)
+		if !numeric {
+			v, _ = jsGet(arr, key)
+		}
+		if op.op == "_get" {
+			return doc, v, nil
+		}
+		return testValue(doc, v, op, index)
+	}
+	return moveOrCopy(doc, op, index)
+}
+
+func elemAt(arr *jsArray, i int) any {
+	if i < 0 || i >= len(arr.elems) {
+		return jvUndef
+	}
+	return arr.elems[i]
+}
+
+// spliceStart is where Array.prototype.splice starts for a start argument
+// (already an integer, or NaN read as 0).
+func spliceStart(f float64, n int) int {
+	switch {
+	case math.IsNaN(f):
+		return 0
+	case f < 0:
+		return int(max(float64(n)+f, 0))
+	case f > float64(n):
+		return n
+	}
+	return int(f)
+}
+
+// jsNumberOf is Number(s) truncated toward zero; NaN stays NaN.
+func jsNumberOf(s string) float64 {
+	f, err := strconv.ParseFloat(strings.TrimSpace(s), 64)
+	if err != nil && !math.IsInf(f, 0) {
+		return math.NaN()
+	}
+	return math.Trunc(f)
+}
+
+// isDigits is fast-json-patch's isInteger: only digits, and true for "".
+func isDigits(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] < '0' || s[i] > '9' {
+			return false
+		}
+	}
+	return true
+}
+
+// toInt32 is ~~s for a string of digits.
+func toInt32(s string) int {
+	f, _ := strconv.ParseFloat(s, 64)
+	if s == "" || math.IsInf(f, 0) {
+		return 0
+	}
+	m := math.Mod(f, 4294967296)
+	if m >= 2147483648 {
+		m -= 4294967296
+	}
+	return int(m)
+}
+
+// jsAreEquals is fast-json-patch's _areEquals(a, b).
+func jsAreEquals(a, b any) (bool, error) {
+	if jsStrictEqual(a, b) {
+		return true, nil
+	}
+	if jvTruthy(a) && jvTruthy(b) && isJSObjectType(a) && isJSObjectType(b) {
+		arrA, okA := a.(*jsArray)
+		arrB, okB := b.(*jsArray)
+		if okA && okB {
+			if len(arrA.elems) != len(arrB.elems) {
+				return false, nil
+			}
+			for i := len(arrA.elems) - 1; i >= 0; i-- {
+				if eq, err := jsAreEquals(arrA.elems[i], arrB.elems[i]); err != nil || !eq {
+					return false, err
+				}
+			}
+			return true, nil
+		}
+		if okA != okB {
+			return false, nil
+		}
+		oa, ob := a.(*jsObject), b.(*jsObject)
+		keys := oa.ownKeys()
+		if len(keys) != len(ob.keys) {
+			return false, nil
+		}
+		if len(keys) > 0 {
+			if _, shadowed := ob.own("hasOwnProperty"); shadowed {
+				return false, &jsTypeError{"b.hasOwnProperty is not a function"}
+			}
+		}
+		for i := len(keys) - 1; i >= 0; i-- {
+			if _, ok := ob.own(keys[i]); !ok {
+				return false, nil
+			}
+		}
+		for i := len(keys) - 1; i >= 0; i-- {
+			if eq, err := jsAreEquals(oa.vals[keys[i]], ob.vals[keys[i]]); err != nil || !eq {
+				return false, err
+			}
+		}
+		return true, nil
+	}
+	x, ok1 := a.(float64)
+	y, ok2 := b.(float64)
+	return ok1 && ok2 && math.IsNaN(x) && math.IsNaN(y), nil
+}

@@ -1,0 +1,894 @@
+package agui
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+)
+
+// View is what a frontend holds: the messages and state that HttpAgent of
+// @ag-ui/client 1.0.0 assembles from the events of a run
+// (defaultApplyEvents), starting from the conversation and state it sent.
+// Text reopened under one id is joined into one message; a tool call joins
+// the assistant message it names (or one the client creates for it); a
+// result is placed after its call's message and the tool messages already
+// there; MESSAGES_SNAPSHOT merges as the client merges it (keeping its own
+// activity and reasoning messages unless the snapshot owns them);
+// STATE_SNAPSHOT replaces the state, STATE_DELTA and ACTIVITY_DELTA patch
+// it as fast-json-patch does ([ApplyPatch]), a failing patch leaving it
+// unchanged; ACTIVITY_SNAPSHOT, REASONING_* and REASONING_ENCRYPTED_VALUE
+// build their messages; metadata merges key by key.
+//
+// Apply takes events as the client receives them and runs them through
+// the client's stages before its reducer: the compatibility boundary
+// (legacy THINKING_* translated, with ids minted here as the client mints
+// its own; tolerated nulls dropped), the schema (unknown event types
+// dropped, unknown fields stripped; an event that breaks its schema stops
+// the request, as it fails the client's run), and chunk expansion. It does
+// not check the order of events: the client's verifier rejects a stream
+// at its first ordering mistake, while a View applies what it can. Verify
+// the stream (Verifier, Reference profile) to know whether and where the
+// client would have stopped.
+//
+// The zero View is not ready; use [NewView] or [Assemble]. A View belongs
+// to one goroutine at a time.
+type View struct {
+	msgs  []*jsObject
+	state any // what the reducer holds
+	// agent is agent.state: the last state the reducer published. They
+	// differ only after a patch that leaves no document.
+	agent   any
+	x       Expander
+	compat  compat
+	checker checker
+	err     error // why the current request stopped
+	applied int   // events given to Apply
+	warns   []Warning
+	// texts are the strings being streamed into messages and calls, so
+	// that appending a delta costs the delta, not the whole text.
+	texts map[*jsObject]*textBuf
+	index viewIndex
+}
+
+// textBuf builds a streamed string; last is the string it gave out last.
+type textBuf struct {
+	b    strings.Builder
+	last string
+}
+
+// appendText returns old+delta as JavaScript joins them, for the text
+// that holder (a message, a call's function) streams. While old is the
+// string this builds, the delta is appended to it in place.
+func (v *View) appendText(holder *jsObject, old, delta string) string {
+	if len(old) >= 3 && len(delta) >= 3 {
+		if _, ok := surrogateAt(old, len(old)-3); ok {
+			delete(v.texts, holder)
+			return jsConcat(old, delta) // may join a surrogate pair
+		}
+	}
+	if v.texts == nil {
+		v.texts = map[*jsObject]*textBuf{}
+	}
+	tb := v.texts[holder]
+	if tb == nil || tb.last != old { // equal strings compare in O(1) when they share bytes
+		tb = &textBuf{}
+		tb.b.Grow(2*len(old) + len(delta))
+		tb.b.WriteString(old)
+		v.texts[holder] = tb
+	}
+	tb.b.WriteString(delta)
+	tb.last = tb.b.String()
+	return tb.last
+}
+
+// NewView returns the view of a frontend that sent in: its messages (as
+// the agent's history) and its state. Nil state is {}, the client's
+// default.
+func NewView(in RunAgentInput) *View {
+	v := &View{}
+	for _, m := range in.Messages {
+		v.msgs = append(v.msgs, messageJS(m))
+	}
+	v.state = newJSObject()
+	if s := bytes.TrimSpace(in.State); len(s) > 0 && string(s) != "null" {
+		if st, err := parseJV(s); err == nil {
+			v.state = st
+		}
+	}
+	v.agent = v.state
+	return v
+}
+
+// Assemble returns the view after events, applied to the view of in.
+// The error, when the client's pipeline would have stopped (see
+// [View.Apply]), names the event, counting from 1; the view holds what
+// came before it.
+func Assemble(in RunAgentInput, events []Event) (*View, error) {
+	v := NewView(in)
+	for i, e := range events {
+		if err := v.Apply(e); err != nil {
+			return v, fmt.Errorf("event %d (%s): %w", i+1, e.Type(), err)
+		}
+	}
+	return v, nil
+}
+
+// messageJS converts a message to the value the client holds after
+// JSON.parse of its JSON.
+func messageJS(m Message) *jsObject {
+	b, err := m.MarshalJSON()
+	var parts []byte
+	if err != nil {
+		// Parts on a text-only role: the client would hold them as they
+		// came; encode the rest and put the parts back.
+		parts, _ = json.Marshal(m.Content.Parts)
+		m.Content = Content{}
+		b, _ = m.MarshalJSON()
+	}
+	v, _ := parseJV(b)
+	o, ok := v.(*jsObject)
+	if !ok {
+		o = newJSObject()
+	}
+	if parts != nil {
+		p, _ := parseJV(parts)
+		o.set("content", p)
+	}
+	return o
+}
+
+// Apply applies one event. It returns an error where the client's
+// pipeline fails the run: an event that breaks its schema, a chunk it
+// cannot expand, a state it cannot copy (a patch copied an inherited
+// method into it); and where the view cannot follow the client (a patch
+// that makes a document contain itself). The view then holds what it held
+// before the event, and Apply returns the same error for every further
+// event until AddMessages starts a new request.
+func (v *View) Apply(e Event) error {
+	v.applied++
+	if v.err != nil {
+		return v.err
+	}
+	if t, ok := v.compat.apply(&e); ok {
+		e = t
+	}
+	if !e.typ.Known() {
+		return nil // the client drops types it does not know
+	}
+	if !fastValid(&e) {
+		s := eventSchemas[e.typ]
+		v.checker.checkEvent(e.raw, s)
+		if issues := v.checker.issues; len(issues) > 0 {
+			v.err = fmt.Errorf("schema: %s", schemaText(e.typ, issues))
+			return v.err
+		}
+		if sp, _, err := scanValue(e.raw, 0); err == nil && needsStrip(e.raw, sp, s) {
+			if t, err := ParseEvent(appendStripped(nil, e.raw, sp, s)); err == nil {
+				e = t
+			}
+		}
+	}
+	out, err := v.x.Push(e)
+	for _, ex := range out {
+		ferr := v.apply(ex)
+		switch ex.Type() {
+		case TextMessageContent, TextMessageEnd, ToolCallArgs, ToolCallEnd,
+			ReasoningMessageContent, ReasoningMessageEnd, StateDelta, StateSnapshot:
+			// The list of messages and calls stays as it was.
+		default:
+			v.changed()
+		}
+		if ferr != nil {
+			v.err = ferr
+			return ferr
+		}
+	}
+	if err != nil {
+		v.err = err
+		return err
+	}
+	return nil
+}
+
+// AddMessages adds messages on the client's side, as a frontend does
+// between requests (a frontend tool's result, the user's next message),
+// and starts a new request: its events apply to what the client then
+// holds.
+func (v *View) AddMessages(msgs ...Message) {
+	for _, m := range msgs {
+		v.msgs = append(v.msgs, messageJS(m))
+	}
+	v.changed()
+	v.state = v.agent
+	v.x = Expander{}
+	v.compat = compat{minted: v.compat.minted} // minted ids stay unique
+	v.err = nil
+	v.texts = nil
+}
+
+// Messages returns the messages as typed values. The typed form loses a
+// few distinctions of the JSON (an assistant message's content "" reads
+// as none, an empty toolCalls list as none); MessagesJSON keeps them.
+// A lone UTF-16 surrogate in a string reads as U+FFFD.
+func (v *View) Messages() []Message {
+	out := make([]Message, 0, len(v.msgs))
+	for _, m := range v.msgs {
+		var msg Message
+		if err := json.Unmarshal(stringifyJS(m), &msg); err != nil {
+			msg = Message{ID: wellFormed(jsToString(m.get("id"))), Role: Role(wellFormed(jsToString(m.get("role"))))}
+		}
+		out = append(out, msg)
+	}
+	return out
+}
+
+// MessagesJSON returns the messages as JSON.stringify writes the client's
+// agent.messages.
+func (v *View) MessagesJSON() json.RawMessage {
+	arr := &jsArray{elems: make([]any, len(v.msgs))}
+	for i, m := range v.msgs {
+		arr.elems[i] = m
+	}
+	return stringifyJS(arr)
+}
+
+// State returns the state as JSON.stringify writes the client's
+// agent.state.
+func (v *View) State() json.RawMessage {
+	if b := stringifyJS(v.agent); b != nil {
+		return b
+	}
+	return json.RawMessage("null")
+}
+
+// MarshalJSON writes {"messages": [...], "state": ...}.
+func (v *View) MarshalJSON() ([]byte, error) {
+	var b bytes.Buffer
+	b.WriteString(`{"messages":`)
+	b.Write(v.MessagesJSON())
+	b.WriteString(`,"state":`)
+	b.Write(v.State())
+	b.WriteByte('}')
+	return b.Bytes(), nil
+}
+
+// String returns the view's JSON.
+func (v *View) String() string {
+	b, _ := v.MarshalJSON()
+	return string(b)
+}
+
+// field reads a top-level field of an event as a value; absent is
+// undefined.
+func viewField(e Event, name string) any {
+	raw, ok := e.Field(name)
+	if !ok {
+		return jvUndef
+	}
+	x, err := parseJV(raw)
+	if err != nil {
+		return jvUndef
+	}
+	return x
+}
+
+// Warning is something the client does other than what the event asks,
+// most often with a warning in its console: a patch that does not apply (the client
+// keeps its state or the activity's content), text streamed into an
+// activity message's id, a call attached to a message that is not an
+// assistant's, a call started again under another name, a delta for an
+// activity message that is not there.
+type Warning struct {
+	// Index is the event's position among those given to Apply, from 0.
+	Index int
+	// Type is the event's type.
+	Type EventType
+	// Message says what the client did.
+	Message string
+}
+
+// Error returns "event N (TYPE): message", counting events from 1.
+func (w Warning) Error() string {
+	return fmt.Sprintf("event %d (%s): %s", w.Index+1, w.Type, w.Message)
+}
+
+// Warnings returns what the client warned about so far, in order.
+func (v *View) Warnings() []Warning { return v.warns }
+
+func (v *View) warn(t EventType, format string, args ...any) {
+	v.warns = append(v.warns, Warning{Index: v.applied - 1, Type: t, Message: fmt.Sprintf(format, args...)})
+}
+
+// idText quotes an id for a warning.
+func idText(id any) string {
+	if s, ok := id.(string); ok {
+		return "'" + wellFormed(s) + "'"
+	}
+	return string(stringifyJS(id))
+}
+
+// viewIndex finds messages and calls by id without scanning: the first
+// message with each id, the first message holding each call id, and the
+// first assistant message holding it. It is rebuilt after any change to
+// the list of messages or their calls.
+type viewIndex struct {
+	valid      bool
+	msgs       map[any]int
+	calls      map[any]callRef
+	assistants map[any]callRef
+}
+
+type callRef struct {
+	at   int
+	call *jsObject
+}
+
+// idKey is a map key that is equal for ids JavaScript finds ===.
+func idKey(v any) any {
+	if f, ok := v.(float64); ok && f == 0 {
+		return 0.0 // -0 === 0
+	}
+	return v
+}
+
+func (v *View) changed() { v.index.valid = false }
+
+func (v *View) indexed() *viewIndex {
+	ix := &v.index
+	if ix.valid {
+		return ix
+	}
+	*ix = viewIndex{valid: true, msgs: map[any]int{}, calls: map[any]callRef{}, assistants: map[any]callRef{}}
+	for i, m := range v.msgs {
+		k := idKey(m.get("id"))
+		if _, ok := ix.msgs[k]; !ok {
+			ix.msgs[k] = i
+		}
+		assistant := isRole(m, "assistant")
+		for _, c := range callsOf(m) {
+			co, ok := c.(*jsObject)
+			if !ok {
+				continue
+			}
+			ck := idKey(co.get("id"))
+			if _, ok := ix.calls[ck]; !ok {
+				ix.calls[ck] = callRef{i, co}
+			}
+			if _, ok := ix.assistants[ck]; !ok && assistant {
+				ix.assistants[ck] = callRef{i, co}
+			}
+		}
+	}
+	return ix
+}
+
+// find returns the first message whose id is id, and its index.
+func (v *View) find(id any) (*jsObject, int) {
+	if f, ok := id.(float64); ok && f != f {
+		return nil, -1 // NaN is not === to itself
+	}
+	if i, ok := v.indexed().msgs[idKey(id)]; ok {
+		return v.msgs[i], i
+	}
+	return nil, -1
+}
+
+func role(m *jsObject) any { return m.get("role") }
+
+func isRole(m *jsObject, r string) bool {
+	s, ok := role(m).(string)
+	return ok && s == r
+}
+
+// callsOf returns a message's tool calls when it has a list of them.
+func callsOf(m *jsObject) []any {
+	if a, ok := m.get("toolCalls").(*jsArray); ok {
+		return a.elems
+	}
+	return nil
+}
+
+// findCall returns the first message holding a call with id (the first
+// assistant message when assistantOnly), its index, and the call.
+func (v *View) findCall(id any, assistantOnly bool) (*jsObject, int, *jsObject) {
+	if f, ok := id.(float64); ok && f != f {
+		return nil, -1, nil
+	}
+	ix := v.indexed()
+	refs := ix.calls
+	if assistantOnly {
+		refs = ix.assistants
+	}
+	if r, ok := refs[idKey(id)]; ok {
+		return v.msgs[r.at], r.at, r.call
+	}
+	return nil, -1, nil
+}
+
+// mergeMetadataInto folds an event's metadata into target, as the client's
+// applyEventMetadata does: key by key, the event's keys winning.
+func mergeMetadataInto(target *jsObject, e Event) {
+	if target == nil {
+		return
+	}
+	in := viewField(e, "metadata")
+	if _, ok := in.(jsUndefined); ok {
+		return
+	}
+	merged := newJSObject()
+	if old, ok := target.own("metadata"); ok {
+		if _, undef := old.(jsUndefined); !undef {
+			spreadInto(merged, old)
+		}
+	}
+	spreadInto(merged, in)
+	target.set("metadata", merged)
+}
+
+// apply is the reducer for one expanded event.
+func (v *View) apply(e Event) error {
+	switch e.Type() {
+	case TextMessageStart, ReasoningMessageStart:
+		id := viewField(e, "messageId")
+		existing, _ := v.find(id)
+		if existing != nil && isRole(existing, "activity") {
+			v.warn(e.Type(), "message %s is an activity message; the client leaves it and drops the text", idText(id))
+			return nil
+		}
+		if existing == nil {
+			existing = newJSObject()
+			existing.set("id", id)
+			if e.Type() == TextMessageStart {
+				r := viewField(e, "role")
+				if _, ok := r.(jsUndefined); ok {
+					r = "assistant"
+				}
+				existing.set("role", r)
+				existing.set("content", "")
+				if name := viewField(e, "name"); !isUndefined(name) {
+					existing.set("name", name)
+				}
+			} else {
+				existing.set("role", "reasoning")
+				existing.set("content", "")
+			}
+			if sub := viewField(e, "subagentRunId"); !jsNullish(sub) {
+				existing.set("subagentRunId", sub)
+			}
+			v.msgs = append(v.msgs, existing)
+		}
+		mergeMetadataInto(existing, e)
+
+	case TextMessageContent, ReasoningMessageContent:
+		m, _ := v.find(viewField(e, "messageId"))
+		if m == nil || isRole(m, "activity") {
+			return nil
+		}
+		old, _ := m.get("content").(string)
+		m.set("content", v.appendText(m, old, jsToString(viewField(e, "delta"))))
+		mergeMetadataInto(m, e)
+
+	case TextMessageEnd, ReasoningMessageEnd:
+		m, _ := v.find(viewField(e, "messageId"))
+		if m == nil || isRole(m, "activity") {
+			return nil
+		}
+		mergeMetadataInto(m, e)
+
+	case ToolCallStart:
+		v.toolCallStart(e)
+
+	case ToolCallArgs, ToolCallEnd:
+		_, _, call := v.findCall(viewField(e, "toolCallId"), false)
+		if call == nil {
+			return nil
+		}
+		if e.Type() == ToolCallArgs {
+			fn := call.get("function")
+			args, err := jsGet(fn, "arguments")
+			if err != nil {
+				return err
+			}
+			delta := jsToString(viewField(e, "delta"))
+			joined := jsConcat(jsToString(args), delta)
+			if fo, ok := fn.(*jsObject); ok {
+				joined = v.appendText(fo, jsToString(args), delta)
+			}
+			if err := jsSet(fn, "arguments", joined); err != nil {
+				return err
+			}
+		}
+		mergeMetadataInto(call, e)
+
+	case ToolCallResult:
+		v.toolCallResult(e)
+
+	case StateSnapshot:
+		v.state = viewField(e, "snapshot")
+		if !isUndefined(v.state) {
+			v.agent = v.state
+		}
+
+	case StateDelta:
+		next, err := applyPatchJS(v.state, viewField(e, "delta"))
+		if err != nil {
+			v.warn(e.Type(), "the patch does not apply to the state, which the client keeps as it was: %v", err)
+			return nil
+		}
+		if hasCycle(next) {
+			return errCycle
+		}
+		v.state = next
+		if !isUndefined(next) {
+			if _, err := structuredCloneJS(next); err != nil {
+				return fmt.Errorf("STATE_DELTA: the client cannot copy the patched state: %w", err)
+			}
+			v.agent = next
+		}
+
+	case MessagesSnapshot:
+		v.messagesSnapshot(e)
+
+	case ActivitySnapshot:
+		v.activitySnapshot(e)
+
+	case ActivityDelta:
+		return v.activityDelta(e)
+
+	case RunStarted:
+		in, ok := viewField(e, "input").(*jsObject)
+		if !ok {
+			return nil
+		}
+		list, ok := in.get("messages").(*jsArray)
+		if !ok {
+			return nil
+		}
+		for _, x := range list.elems {
+			m, ok := x.(*jsObject)
+			if !ok {
+				continue
+			}
+			m = withoutNullTag(m)
+			if found, _ := v.find(m.get("id")); found == nil {
+				v.msgs = append(v.msgs, m)
+				v.changed()
+			}
+		}
+
+	case ReasoningEncryptedValue:
+		entity, value := viewField(e, "entityId"), viewField(e, "encryptedValue")
+		if s, _ := viewField(e, "subtype").(string); s == "tool-call" {
+			if _, _, call := v.findCall(entity, true); call != nil {
+				call.set("encryptedValue", value)
+			}
+			return nil
+		}
+		if m, _ := v.find(entity); m != nil && !isRole(m, "activity") {
+			m.set("encryptedValue", value)
+		}
+	}
+	return nil
+}
+
+func isUndefined(x any) bool {
+	_, ok := x.(jsUndefined)
+	return ok
+}
+
+// withoutNullTag returns m without a null subagentRunId (a copy when it
+// has one): the client reads a null tag as absent.
+func withoutNullTag(m *jsObject) *jsObject {
+	if t, ok := m.own("subagentRunId"); ok && t == nil {
+		c := m.spread()
+		c.del("subagentRunId")
+		return c
+	}
+	return m
+}
+
+func (v *View) toolCallStart(e Event) {
+	id := viewField(e, "toolCallId")
+	name := viewField(e, "toolCallName")
+	if _, _, call := v.findCall(id, false); call != nil {
+		// A start applied twice updates the call instead of adding one.
+		if fn := call.get("function"); !jsStrictEqual(mustGet(fn, "name"), name) {
+			v.warn(ToolCallStart, "tool call %s already exists as %s; the client renames it %s", idText(id), idText(mustGet(fn, "name")), idText(name))
+			_ = jsSet(fn, "name", name)
+		}
+		mergeMetadataInto(call, e)
+		return
+	}
+	pre := make([]any, len(v.msgs))
+	for i, m := range v.msgs {
+		pre[i] = m.get("id")
+	}
+	target := v.resolveAssistant(viewField(e, "parentMessageId"), id)
+	created := true
+	for _, p := range pre {
+		if sameValueZero(p, target.get("id")) {
+			created = false
+			break
+		}
+	}
+	if sub := viewField(e, "subagentRunId"); created && !jsNullish(sub) && isUndefined(target.get("subagentRunId")) {
+		target.set("subagentRunId", sub)
+	}
+	if jsNullish(target.get("toolCalls")) {
+		target.set("toolCalls", &jsArray{})
+	}
+	call := newJSObject()
+	call.set("id", id)
+	call.set("type", "function")
+	fn := newJSObject()
+	fn.set("name", name)
+	fn.set("arguments", "")
+	call.set("function", fn)
+	if list, ok := target.get("toolCalls").(*jsArray); ok {
+		list.elems = append(list.elems, call)
+	}
+	mergeMetadataInto(call, e)
+}
+
+func mustGet(v any, k string) any {
+	x, err := jsGet(v, k)
+	if err != nil {
+		return jvUndef
+	}
+	return x
+}
+
+// resolveAssistant finds or creates the assistant message a call joins:
+// the assistant message named parent; else a new one under parent's id,
+// or under the call's id when parent names another kind of message or is
+// not given.
+func (v *View) resolveAssistant(parent, callID any) *jsObject {
+	newMsg := func(id any) *jsObject {
+		m := newJSObject()
+		m.set("id", id)
+		m.set("role", "assistant")
+		m.set("toolCalls", &jsArray{})
+		v.msgs = append(v.msgs, m)
+		return m
+	}
+	if !jvTruthy(parent) {
+		return newMsg(callID)
+	}
+	existing, _ := v.find(parent)
+	if existing != nil && isRole(existing, "assistant") {
+		return existing
+	}
+	if existing != nil {
+		v.warn(ToolCallStart, "parentMessageId %s names a %s message, not an assistant's; the client puts the call in a new assistant message %s", idText(parent), wellFormed(jsToString(role(existing))), idText(callID))
+		return newMsg(callID)
+	}
+	return newMsg(parent)
+}
+
+func (v *View) toolCallResult(e Event) {
+	callID := viewField(e, "toolCallId")
+	m := newJSObject()
+	m.set("id", viewField(e, "messageId"))
+	m.set("toolCallId", callID)
+	r := viewField(e, "role")
+	if !jvTruthy(r) {
+		r = "tool"
+	}
+	m.set("role", r)
+	m.set("content", viewField(e, "content"))
+	if sub := viewField(e, "subagentRunId"); !jsNullish(sub) {
+		m.set("subagentRunId", sub)
+	}
+	mergeMetadataInto(m, e)
+	_, owner, _ := v.findCall(callID, true)
+	if owner < 0 {
+		v.msgs = append(v.msgs, m)
+		return
+	}
+	at := owner + 1
+	for at < len(v.msgs) && isRole(v.msgs[at], "tool") {
+		at++
+	}
+	v.msgs = append(v.msgs, nil)
+	copy(v.msgs[at+1:], v.msgs[at:])
+	v.msgs[at] = m
+}
+
+// activityScope is what a MESSAGES_SNAPSHOT's metadata says about the
+// activity types it owns (activity-history.ts): unset (absent), all
+// (null), or a list.
+type activityScope struct {
+	set, all bool
+	types    []string
+}
+
+func scopeOf(e Event) activityScope {
+	md, ok := viewField(e, "metadata").(*jsObject)
+	if !ok {
+		return activityScope{}
+	}
+	t, ok := md.own("@ag-ui/client")
+	if !ok {
+		return activityScope{}
+	}
+	to, ok := t.(*jsObject)
+	if !ok {
+		return activityScope{set: true} // no types owned
+	}
+	a, ok := to.own("authoritativeActivityTypes")
+	if !ok {
+		return activityScope{}
+	}
+	if a == nil {
+		return activityScope{set: true, all: true}
+	}
+	arr, ok := a.(*jsArray)
+	if !ok {
+		return activityScope{set: true}
+	}
+	var types []string
+	for _, x := range arr.elems {
+		s, ok := x.(string)
+		if !ok {
+			return activityScope{set: true}
+		}
+		types = append(types, s)
+	}
+	return activityScope{set: true, types: types}
+}
+
+func (v *View) messagesSnapshot(e Event) {
+	list, ok := viewField(e, "messages").(*jsArray)
+	if !ok {
+		return
+	}
+	var incoming []*jsObject
+	for _, x := range list.elems {
+		if m, ok := x.(*jsObject); ok {
+			incoming = append(incoming, withoutNullTag(m))
+		}
+	}
+	last := map[any]*jsObject{} // by id, the last one wins
+	for _, m := range incoming {
+		last[idKey(m.get("id"))] = m
+	}
+	byID := func(id any) *jsObject { return last[idKey(id)] }
+	scope := scopeOf(e)
+	hasActivity, hasReasoning := false, false
+	for _, m := range incoming {
+		hasActivity = hasActivity || isRole(m, "activity")
+		hasReasoning = hasReasoning || isRole(m, "reasoning")
+	}
+	preserved := func(m *jsObject) bool {
+		if isRole(m, "activity") {
+			switch {
+			case scope.all:
+				return false
+			case scope.set:
+				for _, t := range scope.types {
+					if s, ok := m.get("activityType").(string); ok && s == t {
+						return false
+					}
+				}
+				return true
+			}
+			return !hasActivity
+		}
+		return isRole(m, "reasoning") && !hasReasoning
+	}
+	var kept []*jsObject
+	for _, m := range v.msgs {
+		if r := byID(m.get("id")); r != nil {
+			kept = append(kept, r)
+		} else if preserved(m) {
+			kept = append(kept, m)
+		}
+	}
+	ids := map[any]bool{}
+	for _, m := range kept {
+		ids[idKey(m.get("id"))] = true
+	}
+	for _, m := range incoming {
+		if !ids[idKey(m.get("id"))] { // not updated as it goes: duplicates are all added
+			kept = append(kept, m)
+		}
+	}
+	v.msgs = kept
+}
+
+func (v *View) activitySnapshot(e Event) {
+	id := viewField(e, "messageId")
+	existing, at := v.find(id)
+	var activity *jsObject
+	if existing != nil && isRole(existing, "activity") {
+		activity = existing
+	}
+	replace := viewField(e, "replace")
+	if jsNullish(replace) {
+		replace = true
+	}
+	sub := viewField(e, "subagentRunId")
+	content := viewField(e, "content") // parsed afresh: already the client's copy
+	var target *jsObject
+	switch {
+	case at < 0 || (activity == nil && jvTruthy(replace)):
+		m := newJSObject()
+		m.set("id", id)
+		m.set("role", "activity")
+		m.set("activityType", viewField(e, "activityType"))
+		m.set("content", content)
+		if !jsNullish(sub) {
+			m.set("subagentRunId", sub)
+		}
+		if at < 0 {
+			v.msgs = append(v.msgs, m)
+		} else {
+			v.msgs[at] = m
+		}
+		target = m
+	case activity != nil:
+		if jvTruthy(replace) {
+			m := activity.spread()
+			m.set("activityType", viewField(e, "activityType"))
+			m.set("content", content)
+			m.set("subagentRunId", sub)
+			if jsNullish(sub) {
+				m.del("subagentRunId")
+			}
+			v.msgs[at] = m
+		}
+		target = v.msgs[at]
+	}
+	mergeMetadataInto(target, e)
+}
+
+func (v *View) activityDelta(e Event) error {
+	id := viewField(e, "messageId")
+	m, at := v.find(id)
+	switch {
+	case m == nil:
+		v.warn(e.Type(), "no message %s; the client ignores the delta", idText(id))
+		return nil
+	case !isRole(m, "activity"):
+		v.warn(e.Type(), "message %s is not an activity message; the client ignores the delta", idText(id))
+		return nil
+	}
+	mergeMetadataInto(m, e)
+	base := m.get("content")
+	if jsNullish(base) {
+		base = newJSObject()
+	}
+	base, err := structuredCloneJS(base)
+	if err != nil {
+		return nil
+	}
+	patch := viewField(e, "patch")
+	if jsNullish(patch) {
+		patch = &jsArray{}
+	}
+	next, err := applyPatchJS(base, patch)
+	if err != nil {
+		v.warn(e.Type(), "the patch does not apply to the content of activity %s, which the client keeps as it was: %v", idText(id), err)
+		return nil
+	}
+	if hasCycle(next) {
+		return errCycle
+	}
+	next, err = structuredCloneJS(next)
+	if err != nil {
+		return nil
+	}
+	c := m.spread()
+	c.set("content", next)
+	c.set("activityType", viewField(e, "activityType"))
+	v.msgs[at] = c
+	return nil
+}
+
+// errCycle stops the view where the client would go on holding a value
+// that contains itself (a patch that moved the whole document into
+// itself): the client can neither print it nor send it in its next
+// request, and no JSON can say what the view holds.
+var errCycle = errors.New("a patch moved the whole document into itself; the client holds a value that contains itself, which no JSON can write")
