@@ -1,11 +1,15 @@
 package readme_test
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
+	"net/http/httptest"
 	"strings"
 	"testing"
+
+	"github.com/stretchr/testify/assert"
 
 	"github.com/aguitest/aguitest/agui"
 	"github.com/aguitest/aguitest/recorder"
@@ -48,13 +52,69 @@ func TestCheckRecording(t *testing.T) {
 	}
 }
 
-// verify is the Go snippet of README's "Checking a stream".
-func verify(events []agui.Event) {
-	v := agui.NewVerifier(agui.Options{}) // Strict, chunks expanded as a client does
-	for _, e := range events {
-		for _, violation := range v.Push(e) {
-			fmt.Println(violation)
+// verify is the Go snippet of README's "Checking a stream": it judges an
+// agent's response as the reference client reads it.
+func verify(resp *http.Response, input agui.RunAgentInput) ([]agui.Violation, error) {
+	v := agui.NewVerifier(agui.Options{Input: &input}) // Strict; calls of the input's history are known
+	v.Response(resp.StatusCode, resp.Header.Get("Content-Type"))
+	r := agui.NewReader(resp.Body, "agent")
+	for {
+		e, err := r.Next()
+		if err == io.EOF {
+			break
 		}
+		var fe *agui.FrameError
+		if errors.As(err, &fe) {
+			v.PushFrame(fe) // a frame the client cannot read; read on
+			continue
+		}
+		if err != nil {
+			return nil, err
+		}
+		v.Push(e)
 	}
-	v.Finish()
+	v.Finish() // no events, a cut stream, what is left open
+	return v.Violations(), nil
+}
+
+func TestVerifySnippet(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		ctype string
+		body  string
+		want  []agui.Rule
+	}{
+		{"conforms", "text/event-stream", "data: {\"type\":\"RUN_STARTED\",\"threadId\":\"t\",\"runId\":\"r\"}\n\n" +
+			"data: {\"type\":\"TOOL_CALL_RESULT\",\"messageId\":\"m\",\"toolCallId\":\"c1\",\"content\":\"Seoul\"}\n\n" +
+			"data: {\"type\":\"RUN_FINISHED\",\"threadId\":\"t\",\"runId\":\"r\"}\n\n", nil},
+		{"an error page", "text/html", "<html>502</html>", []agui.Rule{agui.RuleContentType, agui.RuleNoEvents}},
+		{"a bad frame", "text/event-stream", "data: {\"type\":\"RUN_STARTED\",\"threadId\":\"t\",\"runId\":\"r\"}\n\ndata: {oops\n\n" +
+			"data: {\"type\":\"RUN_FINISHED\",\"threadId\":\"t\",\"runId\":\"r\"}\n\n", []agui.Rule{agui.RuleFrameJSON}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				w.Header().Set("Content-Type", tc.ctype)
+				io.WriteString(w, tc.body)
+			}))
+			defer srv.Close()
+			resp, err := http.Post(srv.URL, "application/json", strings.NewReader("{}"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer resp.Body.Close()
+			// The call c1 came back in the history: its result is known.
+			input := agui.RunAgentInput{ThreadID: "t", RunID: "r", Messages: []agui.Message{
+				agui.AssistantMessage("a1", "", agui.ToolCall{ID: "c1", Function: agui.FunctionCall{Name: "get_user_location"}}),
+			}}
+			vs, err := verify(resp, input)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got []agui.Rule
+			for _, v := range vs {
+				got = append(got, v.Rule)
+			}
+			assert.Equal(t, tc.want, got, "violations: %v", vs)
+		})
+	}
 }
