@@ -19,6 +19,7 @@ func build(t EventType, kv ...string) Event {
 	if err != nil {
 		panic("agui: internal error: " + err.Error())
 	}
+	e.valid = true
 	return e
 }
 

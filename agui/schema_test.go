@@ -47,3 +47,33 @@ func TestFastPathAgreesWithChecker(t *testing.T) {
 		t.Errorf("the fast path took only %d of %d events", fast, checked)
 	}
 }
+
+// TestConstructorsValid: what the typed constructors build passes the
+// full schema checker with nothing to strip, so the Verifier may skip the
+// schema stage for it (Event.valid).
+func TestConstructorsValid(t *testing.T) {
+	evs := []Event{
+		NewRunStarted("t", "r"), NewRunFinished("t", "r"), NewRunError("boom", ""), NewRunError("boom", "E1"),
+		NewTextMessageStart("m"), NewTextMessageContent("m", ""), NewTextMessageContent("m", "x\"\\\u2028"), NewTextMessageEnd("m"),
+		NewToolCallStart("c", "f", ""), NewToolCallStart("c", "f", "m"), NewToolCallArgs("c", "{"), NewToolCallEnd("c"),
+		NewToolCallResult("r", "c", "ok"), NewStepStarted("s"), NewStepFinished("s"),
+		NewReasoningMessageStart("rm"), NewReasoningMessageContent("rm", "x"), NewReasoningMessageEnd("rm"),
+	}
+	var c checker
+	for _, e := range evs {
+		if !e.valid {
+			t.Errorf("%s: built by a typed constructor but not marked valid", e.Raw())
+			continue
+		}
+		s := eventSchemas[e.typ]
+		c.checkEvent(e.raw, s)
+		sp, _, _ := scanValue(e.raw, 0)
+		if len(c.issues) > 0 || needsStrip(e.raw, sp, s) {
+			t.Errorf("%s: %v (strip %v)", e.Raw(), c.issues, needsStrip(e.raw, sp, s))
+		}
+	}
+	// Parsing never marks an event valid.
+	if e, _ := ParseEvent([]byte(`{"type":"TOOL_CALL_START","toolCallId":"c"}`)); e.valid {
+		t.Error("a parsed event is marked valid")
+	}
+}

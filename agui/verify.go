@@ -273,7 +273,7 @@ func (v *Verifier) push(e *Event) []Violation {
 
 // stage runs one event through the client's stages.
 func (v *Verifier) stage(e *Event) {
-	if !v.opt.orderingOnly {
+	if !v.opt.orderingOnly && !e.valid {
 		if t, ok := v.compat.apply(e); ok {
 			e = &t
 		}
