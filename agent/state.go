@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 
-	jsonpatch "github.com/evanphx/json-patch/v5"
 	"github.com/wI2L/jsondiff"
 
 	"github.com/aguitest/aguitest/agui"
@@ -110,11 +109,9 @@ func (r *Run) StatePatch(ops any) error {
 	if err := r.live(op, ""); err != nil {
 		return err
 	}
-	p, err := jsonpatch.DecodePatch(b)
-	if err != nil {
-		return fmt.Errorf("%w: %v", ErrPatch, err)
-	}
-	next, err := apply(p, r.state)
+	// Applied as the client applies it (agui.ApplyPatch is fast-json-patch's
+	// behaviour, held to it by a differential test).
+	next, err := agui.ApplyPatch(r.state, b)
 	if err != nil {
 		return fmt.Errorf("%w: %v", ErrPatch, err)
 	}
@@ -149,16 +146,4 @@ func marshalPatch(p jsondiff.Patch) ([]byte, error) {
 		}
 	}
 	return json.Marshal(ops)
-}
-
-// apply applies p to doc. The library dereferences nil on some documents
-// holding null (v5.9.11, a "test" of an array with a null element): that
-// is an error here, not a crash of the agent.
-func apply(p jsonpatch.Patch, doc []byte) (out []byte, err error) {
-	defer func() {
-		if v := recover(); v != nil {
-			err = fmt.Errorf("the JSON Patch library failed: %v", v)
-		}
-	}()
-	return p.Apply(doc)
 }
