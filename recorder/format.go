@@ -215,7 +215,7 @@ type line struct {
 
 // appendRecord appends r as one line of JSON ending in "\n".
 func appendRecord(b []byte, r Record) ([]byte, error) {
-	if r.Kind == KindEvent && r.Event != nil && r.Data == "" && r.Frame == nil && (r.valid || oneLine(r.Event) && (r.hasEv || validJSON(r.Event))) {
+	if r.Kind == KindEvent && r.Event != nil && r.Data == "" && r.Frame == nil && (r.valid || oneLine(r.Event) && (r.hasEv || isEvent(r.Event))) {
 		// The common case, written by hand to keep the event's bytes as
 		// they are (encoding/json would compact and re-escape them).
 		return appendEventLine(b, r.Run, r.Offset, r.Event), nil
@@ -231,7 +231,7 @@ func appendRecord(b []byte, r Record) ([]byte, error) {
 	l := line{Kind: r.Kind, Run: r.Run, US: r.Offset.Microseconds(), Request: r.Request, Exchange: r.Exchange, End: r.End}
 	if r.Kind == KindEvent {
 		l.Frame = r.Frame
-		if r.Frame != nil && r.Data == "" && (r.Event == nil || oneLine(r.Event) && validJSON(r.Event)) {
+		if r.Frame != nil && r.Data == "" && (r.Event == nil || oneLine(r.Event) && isEvent(r.Event)) {
 			l.Event = r.Event
 		} else {
 			// An event with line breaks, or data that is not an event:
@@ -252,6 +252,14 @@ func appendRecord(b []byte, r Record) ([]byte, error) {
 	}
 	b = append(b, j...)
 	return append(b, '\n'), nil
+}
+
+// isEvent reports whether b is an event the Reader reads back: what
+// agui.ParseEvent accepts (a JSON object with a string "type", valid
+// UTF-8). Anything else is written as data.
+func isEvent(b []byte) bool {
+	_, err := agui.ParseEvent(b)
+	return err == nil
 }
 
 // appendEventLine appends the line of an event record; raw must be one

@@ -443,7 +443,7 @@ var linesPool = sync.Pool{New: func() any { return new([]byte) }}
 func (rn *run) begin() {
 	rn.lines = (*linesPool.Get().(*[]byte))[:0]
 	cfg := &rn.h.cfg
-	req := &Request{Time: rn.start, Method: rn.req.method, Path: rn.req.path,
+	req := &Request{Time: rn.start, Method: rn.req.method, Path: cfg.Redact.URL(rn.req.path),
 		Header: cfg.Redact.header(rn.req.header, cfg.HeaderAllowlist)}
 	var in struct {
 		RunID string `json:"runId"`
@@ -451,13 +451,11 @@ func (rn *run) begin() {
 	if b := rn.req.body; len(b) > 0 {
 		if json.Valid(b) {
 			_ = json.Unmarshal(b, &in)
-			red, err := cfg.Redact.JSON(b)
-			if err != nil {
-				red = b
-			}
-			var c bytes.Buffer
-			if json.Compact(&c, red) == nil {
-				req.Input = c.Bytes()
+			if red, err := cfg.Redact.JSON(b); err == nil {
+				var c bytes.Buffer
+				if json.Compact(&c, red) == nil {
+					req.Input = c.Bytes()
+				}
 			}
 		} else {
 			req.Body = string(cfg.Redact.Text(b))
@@ -522,17 +520,18 @@ func (rn *run) frame(f frame, at time.Time) {
 		return
 	}
 	rn.events++
+	rd := &rn.h.cfg.Redact
 	r := Record{Kind: KindEvent, Run: rn.id, Offset: at.Sub(rn.start), Frame: f.raw, Data: f.note}
 	if f.event != nil {
 		rn.last = append(rn.last[:0], f.event...)
 		r.Event = f.event
 	}
-	if rn.h.cfg.Redact.active() {
+	if !rd.clean(f.event) || len(rd.patternSpans(f.raw, rd.textSpans(f.raw, false, nil))) > 0 {
 		// Frame bytes cannot be redacted: keep the redacted event only.
 		r.Frame = nil
 		if r.Event == nil && r.Data == "" {
-			r.Data = fmt.Sprintf("(a protobuf frame of %d bytes holding no event, not kept: redaction is on)", len(f.raw))
-		} else if red, err := rn.h.cfg.Redact.JSON(r.Event); err == nil {
+			r.Data = fmt.Sprintf("(a protobuf frame of %d bytes holding no event, not kept: it may hold a credential)", len(f.raw))
+		} else if red, err := rd.JSON(r.Event); err == nil {
 			r.Event = red
 		} else {
 			r.Event = []byte(`{"type":"` + string(lastType(r.Event)) + `"}`)
@@ -544,14 +543,20 @@ func (rn *run) frame(f frame, at time.Time) {
 func (rn *run) event(data []byte, at time.Time) {
 	rn.events++
 	off := at.Sub(rn.start)
-	// Validating is enough here (parsing costs twice as much); the type of
-	// the last event, which decides the outcome, is read at the end.
-	if len(data) == 0 || data[0] != '{' || !oneLine(data) || !validJSON(data) {
-		rn.add(Record{Kind: KindEvent, Run: rn.id, Offset: off, Data: string(rn.h.cfg.Redact.Text(data))})
+	rd := &rn.h.cfg.Redact
+	// An event record holds what the Reader reads back as an event: one
+	// line of JSON that agui.ParseEvent accepts. Anything else (a
+	// keepalive object without a type, invalid UTF-8) is kept as data.
+	if len(data) == 0 || data[0] != '{' || !oneLine(data) {
+		rn.add(Record{Kind: KindEvent, Run: rn.id, Offset: off, Data: string(rd.Text(data))})
+		return
+	}
+	if _, err := agui.ParseEvent(data); err != nil {
+		rn.add(Record{Kind: KindEvent, Run: rn.id, Offset: off, Data: string(rd.Text(data))})
 		return
 	}
 	rn.last = append(rn.last[:0], data...)
-	if !rn.h.cfg.Redact.active() {
+	if rd.clean(data) {
 		// The common case: the line is encoded straight from the stream.
 		if !rn.reserve(int64(len(data) + 64)) {
 			return
@@ -560,7 +565,7 @@ func (rn *run) event(data []byte, at time.Time) {
 		rn.nlines++
 		return
 	}
-	red, err := rn.h.cfg.Redact.JSON(data)
+	red, err := rd.JSON(data)
 	if err != nil {
 		red = []byte(`{"type":"` + string(lastType(data)) + `"}`)
 	}
@@ -698,6 +703,7 @@ func (rn *run) end() {
 	if rn.storageErr {
 		end.Error = strings.TrimPrefix(end.Error+"; storage failed", "; ")
 	}
+	end.Error = rn.h.cfg.Redact.String(end.Error)
 	rn.add(Record{Kind: KindEnd, Run: rn.id, Offset: rn.h.cfg.Clock().Sub(rn.start), End: end})
 	rn.flush()
 	if rn.ownW && rn.w != nil {

@@ -597,6 +597,7 @@ func TestSecretsNeverRecorded(t *testing.T) {
 }
 
 func jsonUnmarshal(b []byte, v any) error { return json.Unmarshal(b, v) }
+func jsonMarshal(v any) ([]byte, error)   { return json.Marshal(v) }
 
 func TestMiddlewareNonSSEResponse(t *testing.T) {
 	var file bytes.Buffer
