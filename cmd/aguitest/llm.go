@@ -34,8 +34,7 @@ requests the provider would have refused.
 record: a recording proxy in front of an LLM provider: prints a base URL
 to give the agent's LLM client instead of the provider's, forwards every
 request to URL and records each exchange, chunk by chunk with its timing,
-to FILE, until SIGINT or SIGTERM. Credential headers and ?key= are never
-recorded.
+to FILE, until SIGINT or SIGTERM. Credentials are redacted (see below).
 
 replay: serves the provider exchanges of recordings (from "llm record", a
 harness RecordDir, the recorder's middleware or Transport) to an agent in
@@ -55,6 +54,7 @@ Flags:
   --speed X         (replay) timing factor: 1 as recorded, 0 (default) no
                     waiting
 
+%s
 Example:
   $ aguitest llm serve --requests requests.jsonl weather.yaml
   http://127.0.0.1:40123/v1
@@ -64,6 +64,10 @@ Example:
 Exit codes: 0 every turn or exchange was used and every request matched,
 1 otherwise, 2 bad usage, an invalid script or an unreadable recording.
 `
+
+// llmHelp is the usage of "aguitest llm", with the redaction flags of
+// llm record.
+func llmHelp() string { return fmt.Sprintf(llmUsage, redactUsage()) }
 
 // cmdLLM runs "aguitest llm"; it serves until SIGINT or SIGTERM.
 func cmdLLM(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
@@ -75,12 +79,12 @@ func cmdLLM(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 // runLLM is cmdLLM with the context that ends serving.
 func runLLM(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if len(args) == 0 {
-		fmt.Fprint(stderr, llmUsage)
+		fmt.Fprint(stderr, llmHelp())
 		return 2
 	}
 	switch args[0] {
 	case "-h", "-help", "--help", "help":
-		fmt.Fprint(stdout, llmUsage)
+		fmt.Fprint(stdout, llmHelp())
 		return 0
 	case "serve":
 		return llmServe(ctx, args[1:], stdout, stderr)
@@ -89,7 +93,7 @@ func runLLM(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	case "replay":
 		return llmReplay(ctx, args[1:], stdout, stderr)
 	}
-	fmt.Fprintf(stderr, "aguitest llm: unknown subcommand %q\n\n%s", args[0], llmUsage)
+	fmt.Fprintf(stderr, "aguitest llm: unknown subcommand %q\n\n%s", args[0], llmHelp())
 	return 2
 }
 
@@ -108,11 +112,11 @@ func llmServe(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	addr := fs.String("addr", "127.0.0.1:0", "listen address")
 	realtime := fs.Bool("realtime", false, "sleep delays for real")
 	requests := fs.String("requests", "", "write every request as JSON Lines")
-	if code := parseFlags(fs, args, llmUsage, stdout, stderr); code >= 0 {
+	if code := parseFlags(fs, args, llmHelp(), stdout, stderr); code >= 0 {
 		return code
 	}
 	if fs.NArg() != 1 {
-		fmt.Fprintf(stderr, "aguitest llm serve: want one SCRIPT, got %s\n\n%s", plural(fs.NArg(), "argument"), llmUsage)
+		fmt.Fprintf(stderr, "aguitest llm serve: want one SCRIPT, got %s\n\n%s", plural(fs.NArg(), "argument"), llmHelp())
 		return 2
 	}
 	script, err := scripted.Load(fs.Arg(0))
@@ -169,15 +173,21 @@ func llmRecord(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	addr := fs.String("addr", "127.0.0.1:0", "listen address")
 	target := fs.String("target", "", "the provider's URL")
 	out := fs.String("out", "", "the recording to write")
-	if code := parseFlags(fs, args, llmUsage, stdout, stderr); code >= 0 {
+	redaction := redactFlags(fs)
+	if code := parseFlags(fs, args, llmHelp(), stdout, stderr); code >= 0 {
 		return code
 	}
-	if *target == "" || *out == "" || fs.NArg() != 0 {
-		fmt.Fprintf(stderr, "aguitest llm record: want --target URL and --out FILE and no arguments\n\n%s", llmUsage)
+	rd, err := redaction()
+	if err != nil {
+		fmt.Fprintf(stderr, "aguitest llm record: %v\n", err)
 		return 2
 	}
-	u, err := url.Parse(*target)
-	if err != nil || u.Scheme == "" || u.Host == "" {
+	if *target == "" || *out == "" || fs.NArg() != 0 {
+		fmt.Fprintf(stderr, "aguitest llm record: want --target URL and --out FILE and no arguments\n\n%s", llmHelp())
+		return 2
+	}
+	u, perr := url.Parse(*target)
+	if perr != nil || u.Scheme == "" || u.Host == "" {
 		fmt.Fprintf(stderr, "aguitest llm record: --target %q is not an absolute URL\n", *target)
 		return 2
 	}
@@ -193,7 +203,7 @@ func llmRecord(ctx context.Context, args []string, stdout, stderr io.Writer) int
 		fmt.Fprintf(stderr, "aguitest llm record: %v\n", err)
 		return 2
 	}
-	tr := &recorder.Transport{Writer: w, Run: "llm"}
+	tr := &recorder.Transport{Writer: w, Run: "llm", Redact: rd}
 	hs := &http.Server{Handler: recorder.ProviderProxy(u, tr), ReadHeaderTimeout: 10 * time.Second}
 	done := make(chan struct{})
 	go func() {
@@ -221,11 +231,11 @@ func llmReplay(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	fs.SetOutput(io.Discard)
 	addr := fs.String("addr", "127.0.0.1:0", "listen address")
 	speed := fs.Float64("speed", 0, "timing factor")
-	if code := parseFlags(fs, args, llmUsage, stdout, stderr); code >= 0 {
+	if code := parseFlags(fs, args, llmHelp(), stdout, stderr); code >= 0 {
 		return code
 	}
 	if fs.NArg() == 0 {
-		fmt.Fprintf(stderr, "aguitest llm replay: want at least one RECORDING\n\n%s", llmUsage)
+		fmt.Fprintf(stderr, "aguitest llm replay: want at least one RECORDING\n\n%s", llmHelp())
 		return 2
 	}
 	if *speed < 0 {

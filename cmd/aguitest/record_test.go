@@ -219,3 +219,104 @@ func TestVerifyRecording(t *testing.T) {
 		t.Errorf("future version: %d %s", code, errOut)
 	}
 }
+
+// TestRecordREADMESetup runs README's setup: an agent on a Go 1.22
+// "POST /agent" route, "aguitest record --target http://host/agent", the
+// frontend posting to the URL the proxy prints. It used to forward to
+// /agent/ and get 404.
+func TestRecordREADMESetup(t *testing.T) {
+	mux := http.NewServeMux()
+	mux.HandleFunc("POST /agent", func(w http.ResponseWriter, r *http.Request) {
+		io.Copy(io.Discard, r.Body)
+		w.Header().Set("Content-Type", "text/event-stream")
+		enc := agui.NewSSEEncoder(w)
+		enc.Encode(agui.NewRunStarted("t", "r"))
+		enc.Encode(agui.NewRunFinished("t", "r"))
+	})
+	agentSrv := httptest.NewServer(mux)
+	defer agentSrv.Close()
+	dir := t.TempDir()
+	url, stop, stderr := startServing(t, runRecord, "--target", agentSrv.URL+"/agent", "--out", dir)
+	resp, err := http.Post(url, "application/json", strings.NewReader(`{"threadId":"t","runId":"r"}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != 200 || !strings.Contains(string(body), "RUN_FINISHED") {
+		t.Errorf("the frontend got %d %q", resp.StatusCode, body)
+	}
+	if code := stop(); code != 0 {
+		t.Fatalf("exit code %d; stderr: %s", code, stderr)
+	}
+	code, out, _ := runCmd(t, "", "verify", dir)
+	if code != 0 || !strings.Contains(out, "ok: 2 events in 1 run") {
+		t.Errorf("verify: %d %s", code, out)
+	}
+}
+
+// TestRecordRedactionFlags: the command offers what recorder.Redact
+// offers, and the defaults redact what the package redacts.
+func TestRecordRedactionFlags(t *testing.T) {
+	key := "sk-" + strings.Repeat("Ab3xY9", 8)
+	upstream := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		io.Copy(io.Discard, r.Body)
+		w.Header().Set("Content-Type", "text/event-stream")
+		enc := agui.NewSSEEncoder(w)
+		enc.Encode(agui.NewRunStarted("t", "r"))
+		enc.Encode(agui.NewTextMessageStart("m"))
+		enc.Encode(agui.NewTextMessageContent("m", "key "+key+" for ann@example.com"))
+		enc.Encode(agui.NewTextMessageEnd("m"))
+		enc.Encode(agui.NewRunFinished("t", "r"))
+	}))
+	defer upstream.Close()
+	record := func(args ...string) string {
+		t.Helper()
+		dir := t.TempDir()
+		url, stop, stderr := startServing(t, runRecord, append([]string{"--target", upstream.URL, "--out", dir}, args...)...)
+		req, _ := http.NewRequest("POST", url+"?api_key=hunter2", strings.NewReader(`{"threadId":"t","runId":"r","forwardedProps":{"password":"pw1","user":"ann"}}`))
+		req.Header.Set("X-Functions-Key", "fk1")
+		req.Header.Set("X-Tenant", "acme")
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+		if code := stop(); code != 0 {
+			t.Fatalf("exit code %d; stderr: %s", code, stderr)
+		}
+		files, _ := filepath.Glob(filepath.Join(dir, "*.jsonl"))
+		if len(files) != 1 {
+			t.Fatalf("%d recordings", len(files))
+		}
+		b, _ := os.ReadFile(files[0])
+		return string(b)
+	}
+	check := func(name, rec string, want, wantNot []string) {
+		t.Helper()
+		for _, w := range want {
+			if !strings.Contains(rec, w) {
+				t.Errorf("%s: the recording lacks %q:\n%s", name, w, rec)
+			}
+		}
+		for _, w := range wantNot {
+			if strings.Contains(rec, w) {
+				t.Errorf("%s: the recording holds %q:\n%s", name, w, rec)
+			}
+		}
+	}
+	check("defaults", record(), []string{"acme", "ann"}, []string{key, "hunter2", "pw1", "fk1"})
+	check("off", record("--redact-off", "openai,fields"), []string{key, "pw1"}, []string{"hunter2", "fk1"})
+	check("keep", record("--keep", "password", "--keep", "X-Functions-Key"), []string{"pw1", "fk1"}, []string{key, "hunter2"})
+	check("added", record("--redact", "/forwardedProps/user", "--redact-pattern", `[a-z]+@example\.com`, "--redact-header", "X-Tenant"),
+		nil, []string{"acme", `"ann"`, "ann@example.com", key})
+	code, _, errOut := runCmd(t, "", "record", "--target", "http://x", "--out", t.TempDir(), "--redact-off", "nope")
+	if code != 2 || !strings.Contains(errOut, `unknown redaction "nope"`) {
+		t.Errorf("--redact-off nope: %d %s", code, errOut)
+	}
+	code, _, errOut = runCmd(t, "", "record", "--target", "http://x", "--out", t.TempDir(), "--redact-pattern", "(")
+	if code != 2 || !strings.Contains(errOut, "--redact-pattern") {
+		t.Errorf("--redact-pattern (: %d %s", code, errOut)
+	}
+}
