@@ -4,8 +4,10 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"net/http"
 	"strconv"
+	"strings"
 	"time"
 	"unicode/utf8"
 
@@ -31,12 +33,15 @@ const (
 	KindEvent    Kind = "event"
 	KindProvider Kind = "provider"
 	KindEnd      Kind = "end"
+	// KindGap marks where bytes of the response are missing from the
+	// recording: storage fell behind and they were dropped.
+	KindGap Kind = "gap"
 )
 
 // Known reports whether k is one of the kinds of format version 1.
 func (k Kind) Known() bool {
 	switch k {
-	case KindHeader, KindRequest, KindEvent, KindProvider, KindEnd:
+	case KindHeader, KindRequest, KindEvent, KindProvider, KindEnd, KindGap:
 		return true
 	}
 	return false
@@ -81,6 +86,8 @@ type Record struct {
 	Exchange *Exchange
 	// End is set for KindEnd.
 	End *End
+	// Gap is set for KindGap.
+	Gap *Gap
 
 	// Line is the 1-based line the record was read from (0 when written).
 	Line int
@@ -172,6 +179,12 @@ func (c *Chunk) UnmarshalJSON(b []byte) error {
 	return nil
 }
 
+// Gap says how many response bytes are missing from a run's recording at
+// the place of its record: the client got them, storage had no room.
+type Gap struct {
+	Bytes int64 `json:"bytes"`
+}
+
 // End closes a run.
 type End struct {
 	// Outcome is one of the Outcome constants.
@@ -181,6 +194,9 @@ type End struct {
 	// ContentType is the response's Content-Type as the client got it
 	// ("" in-process, and in recordings made before it was recorded).
 	ContentType string `json:"contentType,omitempty"`
+	// ContentEncoding is the response's Content-Encoding, when it has
+	// one: the events are recorded as the client decodes them.
+	ContentEncoding string `json:"contentEncoding,omitempty"`
 	// Bytes is the number of response bytes sent to the client.
 	Bytes int64 `json:"bytes"`
 	// Events is the number of events the stream carried.
@@ -190,8 +206,31 @@ type End struct {
 	Dropped int64 `json:"dropped,omitempty"`
 	// Limited says recording stopped at the per-run size limit.
 	Limited bool `json:"limited,omitempty"`
+	// Undecoded says why the response's events are not recorded (a
+	// Content-Encoding the recorder does not decode, a compressed stream
+	// that could not be decoded), "" when they are.
+	Undecoded string `json:"undecoded,omitempty"`
 	// Error says what went wrong (a handler panic, a failing store).
 	Error string `json:"error,omitempty"`
+}
+
+// Incomplete says why the run's recording does not hold the whole
+// response the client got, or "" when it does: bytes dropped because
+// storage fell behind, the per-run size limit, a response the recorder
+// could not decode. An incomplete recording is no evidence about the
+// agent: what is missing may hold the run's end.
+func (e *End) Incomplete() string {
+	var why []string
+	if e.Dropped > 0 {
+		why = append(why, fmt.Sprintf("%d bytes of the response were dropped (storage fell behind)", e.Dropped))
+	}
+	if e.Limited {
+		why = append(why, "recording stopped at the per-run size limit")
+	}
+	if e.Undecoded != "" {
+		why = append(why, e.Undecoded)
+	}
+	return strings.Join(why, "; ")
 }
 
 // line is the on-disk shape of a record.
@@ -211,6 +250,7 @@ type line struct {
 	Request  *Request  `json:"request,omitempty"`
 	Exchange *Exchange `json:"provider,omitempty"`
 	End      *End      `json:"end,omitempty"`
+	Gap      *Gap      `json:"gap,omitempty"`
 }
 
 // appendRecord appends r as one line of JSON ending in "\n".
@@ -228,7 +268,7 @@ func appendRecord(b []byte, r Record) ([]byte, error) {
 		b = append(b, c.Bytes()...)
 		return append(b, '\n'), nil
 	}
-	l := line{Kind: r.Kind, Run: r.Run, US: r.Offset.Microseconds(), Request: r.Request, Exchange: r.Exchange, End: r.End}
+	l := line{Kind: r.Kind, Run: r.Run, US: r.Offset.Microseconds(), Request: r.Request, Exchange: r.Exchange, End: r.End, Gap: r.Gap}
 	if r.Kind == KindEvent {
 		l.Frame = r.Frame
 		if r.Frame != nil && r.Data == "" && (r.Event == nil || oneLine(r.Event) && isEvent(r.Event)) {
@@ -422,6 +462,11 @@ func parseRecord(b []byte) (Record, error) {
 			return r, errMissing("end")
 		}
 		r.End = l.End
+	case KindGap:
+		if l.Gap == nil {
+			return r, errMissing("gap")
+		}
+		r.Gap = l.Gap
 	case "":
 		return r, errMissing("kind")
 	default:

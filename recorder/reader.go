@@ -225,7 +225,7 @@ func (r *Reader) Next() (Record, error) {
 				r.fatal = r.fail(&VersionError{Version: rec.Header.Version})
 				return Record{}, r.fatal
 			}
-		case KindEvent, KindRequest, KindProvider, KindEnd:
+		case KindEvent, KindRequest, KindProvider, KindEnd, KindGap:
 		default:
 			r.unknown++
 		}
