@@ -233,6 +233,10 @@ func (e *End) Incomplete() string {
 	return strings.Join(why, "; ")
 }
 
+// NoEndRecord says why a run with no end record whose last event does not
+// end it is an incomplete recording (see replay.Run.Incomplete).
+const NoEndRecord = "the recording has no end record for the run, and its last event does not end it: the recorder stopped first (storage failed, it was killed, or the file is still being written)"
+
 // line is the on-disk shape of a record.
 type line struct {
 	Kind   Kind            `json:"kind"`
