@@ -71,7 +71,7 @@ type fileReport struct {
 	// Incomplete lists the runs of a recording that do not hold their
 	// whole response.
 	Incomplete []incompleteJSON `json:"incomplete,omitempty"`
-	Error    string   `json:"error,omitempty"`
+	Error      string           `json:"error,omitempty"`
 }
 
 // incompleteJSON is a run whose recording is incomplete.
