@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"net"
 	"net/http"
 	"net/url"
@@ -173,12 +172,20 @@ func (p *Provider) fail(w http.ResponseWriter, wire llmwire.Wire, err error) {
 
 // ServeHTTP answers a request with the next exchange.
 func (p *Provider) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	body, err := io.ReadAll(r.Body)
-	if err != nil {
-		http.Error(w, err.Error(), http.StatusBadRequest)
+	wire := llmwire.Of(r.URL.Path)
+	body, ok := p.opt.readBody(w, r, func(status int, msg string) {
+		p.mu.Lock()
+		p.requests++
+		p.problems = append(p.problems, fmt.Errorf("request %d: %s %s: %s", p.requests, r.Method, r.URL.Path, msg))
+		p.mu.Unlock()
+		e := llmwire.Error{Status: status, Message: msg}
+		w.Header().Set("Content-Type", llmwire.ContentType(wire))
+		w.WriteHeader(status)
+		_, _ = w.Write(e.Body(wire))
+	})
+	if !ok {
 		return
 	}
-	wire := llmwire.Of(r.URL.Path)
 	p.mu.Lock()
 	p.requests++
 	nreq := p.requests

@@ -53,6 +53,12 @@ Flags:
   --out FILE        (record) the recording to write
   --speed X         (replay) timing factor: 1 as recorded, 0 (default) no
                     waiting
+  --max-request-bytes N
+                    (replay) refuse (413) request bodies larger than N bytes
+                    (default 8 MiB); serve refuses those over 32 MiB
+
+A script is at most 64 MiB. serve keeps no request in memory: --requests
+writes each as it comes.
 
 %s
 Example:
@@ -62,7 +68,8 @@ Example:
   $ aguitest llm replay recordings/run.jsonl
 
 Exit codes: 0 every turn or exchange was used and every request matched,
-1 otherwise, 2 bad usage, an invalid script or an unreadable recording.
+1 otherwise, 2 bad usage, an invalid script or an unreadable recording,
+130 interrupted (SIGINT, SIGTERM) before serving.
 `
 
 // llmHelp is the usage of "aguitest llm", with the redaction flags of
@@ -119,7 +126,11 @@ func llmServe(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		fmt.Fprintf(stderr, "aguitest llm serve: want one SCRIPT, got %s\n\n%s", plural(fs.NArg(), "argument"), llmHelp())
 		return 2
 	}
-	script, err := scripted.Load(fs.Arg(0))
+	script, err := loadScript(ctx, fs.Arg(0))
+	if err == errInterrupted {
+		fmt.Fprintf(stderr, "aguitest llm serve: interrupted while reading %s\n", fs.Arg(0))
+		return exitInterrupted
+	}
 	if err != nil {
 		fmt.Fprintf(stderr, "aguitest llm serve: %v\n", err)
 		return 2
@@ -147,6 +158,9 @@ func llmServe(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		fmt.Fprintf(stderr, "aguitest llm serve: %v\n", err)
 		return 2
 	}
+	// Requests are logged as they come (--requests) and counted; none is
+	// kept for the life of the server.
+	srv.Model().RetainRequests(0)
 	if log != nil {
 		srv.Model().LogRequests(log)
 	}
@@ -159,7 +173,7 @@ func llmServe(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		srv.Close()
 	}
 	used, total := srv.Model().Used(), len(script.Turns)
-	fmt.Fprintf(stderr, "aguitest llm serve: %s, %d of %s used\n", plural(len(srv.Requests()), "request"), used, plural(total, "turn"))
+	fmt.Fprintf(stderr, "aguitest llm serve: %s, %d of %s used\n", plural(srv.Model().Received(), "request"), used, plural(total, "turn"))
 	if err := srv.Check(); err != nil {
 		fmt.Fprintf(stderr, "%v\n", err)
 		return 1
@@ -231,6 +245,7 @@ func llmReplay(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	fs.SetOutput(io.Discard)
 	addr := fs.String("addr", "127.0.0.1:0", "listen address")
 	speed := fs.Float64("speed", 0, "timing factor")
+	maxReq := fs.Int64("max-request-bytes", replay.DefaultMaxRequestBytes, "request body limit")
 	if code := parseFlags(fs, args, llmHelp(), stdout, stderr); code >= 0 {
 		return code
 	}
@@ -244,7 +259,11 @@ func llmReplay(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	}
 	var exs []replay.Exchange
 	for _, path := range fs.Args() {
-		rec, err := replay.Load(path)
+		rec, err := loadRecording(ctx, path)
+		if err == errInterrupted {
+			fmt.Fprintf(stderr, "aguitest llm replay: interrupted while reading %s\n", path)
+			return exitInterrupted
+		}
 		if err != nil {
 			fmt.Fprintf(stderr, "aguitest llm replay: %v\n", err)
 			return 2
@@ -256,7 +275,7 @@ func llmReplay(ctx context.Context, args []string, stdout, stderr io.Writer) int
 		return 2
 	}
 	warnAddr(stderr, "llm replay", *addr)
-	p, err := replay.ListenProvider(*addr, exs, replay.ProviderOptions{Options: replay.Options{Speed: *speed}})
+	p, err := replay.ListenProvider(*addr, exs, replay.ProviderOptions{Options: replay.Options{Speed: *speed, MaxRequestBytes: *maxReq}})
 	if err != nil {
 		fmt.Fprintf(stderr, "aguitest llm replay: %v\n", err)
 		return 2
