@@ -66,6 +66,16 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		usage(stdout)
 		return 0
 	}
+	// What the commands print of their inputs must not drive the
+	// terminal (see escape.go).
+	errW := &safeWriter{w: stderr}
+	defer errW.flush()
+	stderr = errW
+	if !colorFor(stdout).on {
+		outW := &safeWriter{w: stdout}
+		defer outW.flush()
+		stdout = outW
+	}
 	for _, c := range commands() {
 		if c.name == args[0] {
 			return c.run(args[1:], stdin, stdout, stderr)

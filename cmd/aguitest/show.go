@@ -255,13 +255,13 @@ func writeTranscript(w io.Writer, src *source, pal palette) {
 		nev += len(r.raw)
 		nvio += len(r.violations)
 	}
-	summary := fmt.Sprintf("%s: %s, %s in %s, %s", src.name, src.format, plural(nev, "event"), plural(len(src.runs), "run"), plural(nvio, "violation"))
+	summary := fmt.Sprintf("%s: %s, %s in %s, %s", term(src.name), src.format, plural(nev, "event"), plural(len(src.runs), "run"), plural(nvio, "violation"))
 	if nvio > 0 {
 		summary = pal.red(summary)
 	}
 	fmt.Fprintln(w, summary)
 	for _, pr := range src.problems {
-		fmt.Fprintln(w, pal.red("! "+pr))
+		fmt.Fprintln(w, pal.red("! "+term(pr)))
 	}
 	for _, r := range src.runs {
 		writeRun(w, src, r, pal)
@@ -280,9 +280,9 @@ func writeRun(w io.Writer, src *source, r *runView, pal palette) {
 	if r.line > 0 { // a protobuf stream has no lines
 		where = fmt.Sprintf("%s:%d", src.name, r.line)
 	}
-	fmt.Fprintf(w, "\n%s  %s\n", pal.bold(head), pal.dim(where))
+	fmt.Fprintf(w, "\n%s  %s\n", pal.bold(term(head)), pal.dim(term(where)))
 	for _, l := range r.lines(src.name) {
-		prefix, text := l.text[:l.pos], l.text[l.pos:]
+		prefix, text := l.text[:l.pos], term(l.text[l.pos:])
 		if l.bad {
 			text = pal.red(text)
 		}

@@ -161,6 +161,7 @@ func cmdVerify(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 }
 
 func printReport(stdout, stderr io.Writer, rep fileReport, p agui.Profile) {
+	stdout, stderr = lineWriter{stdout}, lineWriter{stderr}
 	for _, pr := range rep.Problems {
 		fmt.Fprintln(stdout, pr)
 	}
