@@ -606,6 +606,10 @@ func (rn *run) encoding(first []byte) agui.Encoding {
 
 // frame records one frame of a protobuf response.
 func (rn *run) frame(f frame, at time.Time) {
+	if len(f.raw) == 0 && f.event == nil && f.note == "" {
+		// A record cannot hold an empty frame: say what it was.
+		f.note = "(an empty protobuf frame: it holds no event)"
+	}
 	if f.raw == nil && f.note == "" {
 		rn.event(f.event, at)
 		return
