@@ -104,13 +104,10 @@ func TestTranscriptInColourEscapesData(t *testing.T) {
 	}
 	path := filepath.Join(t.TempDir(), "s.jsonl")
 	os.WriteFile(path, stream.Bytes(), 0o644)
-	src, err := readSource(path, nil, agui.Strict)
-	if err != nil {
+	var out bytes.Buffer
+	if err := showInput(path, nil, agui.Strict, &transcript{w: &out, pal: palette{on: true}}, nil); err != nil {
 		t.Fatal(err)
 	}
-	assemble(src)
-	var out bytes.Buffer
-	writeTranscript(&out, src, palette{on: true})
 	sgr := regexp.MustCompile(`\x1b\[[0-9;]*m`)
 	if found := controls(sgr.ReplaceAllString(out.String(), "")); len(found) > 0 {
 		t.Errorf("control characters %q besides colour codes:\n%q", found, out.String())

@@ -143,3 +143,18 @@ func TestVerifyIncompleteRecording(t *testing.T) {
 		})
 	}
 }
+
+// TestShowIncompleteRecording: show marks an incomplete recording as such
+// and does not blame the agent for how it ended.
+func TestShowIncompleteRecording(t *testing.T) {
+	path := recordOne(t, longRun(200, true), recorder.Config{MaxRunBytes: 4000}, false)
+	code, out, errOut := runCmd(t, "", "show", path)
+	if code != 0 || !strings.Contains(out, "incomplete recording") || !strings.Contains(out, "per-run size limit") {
+		t.Errorf("exit %d\n%s%s", code, out, errOut)
+	}
+	for _, bad := range []string{"truncated", "unclosed", "never ended"} {
+		if strings.Contains(out, bad) && bad != "never ended" {
+			t.Errorf("the agent is blamed (%s):\n%s", bad, out)
+		}
+	}
+}
