@@ -48,7 +48,7 @@ func TestShowBounds(t *testing.T) {
 	if !strings.Contains(out, `call c big "aaaa`) || !strings.Contains(out, "(200000 bytes of arguments)") {
 		t.Errorf("the long arguments are not shown as their start and size:\n%.600s", out)
 	}
-	if !!strings.Contains(errOut, "10 runs after the first 50") {
+	if !strings.Contains(errOut, "10 runs after the first 50") {
 		t.Errorf("stderr does not say what the page leaves out: %s", errOut)
 	}
 	b, _ := os.ReadFile(page)
