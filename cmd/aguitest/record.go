@@ -110,8 +110,8 @@ func runRecord(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	}
 	h.Wait()
 	s := h.Stats()
-	fmt.Fprintf(stderr, "aguitest record: %d runs recorded in %s (%d client gone, %d bytes dropped, %d storage errors)\n",
-		s.Runs, *out, s.ClientGone, s.DroppedBytes, s.StorageErrors)
+	fmt.Fprintf(stderr, "aguitest record: %s, %d recorded in %s (%d client gone, %d bytes dropped, %d storage errors)\n",
+		plural(int(s.Runs), "run"), s.Runs-s.StorageErrors, *out, s.ClientGone, s.DroppedBytes, s.StorageErrors)
 	if s.StorageErrors > 0 {
 		return 1
 	}
