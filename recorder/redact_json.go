@@ -1,6 +1,7 @@
 package recorder
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"strconv"
@@ -52,15 +53,16 @@ func (rd *Redact) clean(b []byte) bool {
 // hasEscape reports whether b holds a JSON escape that could hide a word:
 // \u or \/.
 func hasEscape(b []byte) bool {
-	for i := 0; i+1 < len(b); i++ {
-		if b[i] == '\\' {
-			if b[i+1] == 'u' || b[i+1] == '/' {
-				return true
-			}
-			i++
+	for {
+		i := bytes.IndexByte(b, '\\')
+		if i < 0 || i+1 >= len(b) {
+			return false
 		}
+		if b[i+1] == 'u' || b[i+1] == '/' {
+			return true
+		}
+		b = b[i+2:]
 	}
-	return false
 }
 
 func splitPointer(p string) ([]string, error) {

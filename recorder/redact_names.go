@@ -47,12 +47,36 @@ var credentialTails = []string{"value", "string", "text", "data", "hash"}
 // cannot be a credential name.
 var credentialHints = []string{"key", "token", "secret", "pass", "pwd", "auth", "cookie", "credential", "session", "sig", "bearer", "jwt"}
 
+// hintStart marks the lower-case letter pairs the credentialHints start
+// with.
+var hintStart = func() (t [26 * 26]bool) {
+	for _, h := range credentialHints {
+		t[int(h[0]-'a')*26+int(h[1]-'a')] = true
+	}
+	return t
+}()
+
 // mayBeCredential reports whether the name may be a credential name; it
 // allocates nothing and rules out almost every name.
 func mayBeCredential(name []byte) bool {
-	for _, h := range credentialHints {
-		if indexFold(name, h) >= 0 {
-			return true
+	lower := func(c byte) int {
+		switch {
+		case 'a' <= c && c <= 'z':
+			return int(c - 'a')
+		case 'A' <= c && c <= 'Z':
+			return int(c - 'A')
+		}
+		return -1
+	}
+	for i := 0; i+2 < len(name); i++ {
+		a, b := lower(name[i]), lower(name[i+1])
+		if a < 0 || b < 0 || !hintStart[a*26+b] {
+			continue
+		}
+		for _, h := range credentialHints {
+			if len(name)-i >= len(h) && indexFold(name[i:i+len(h)], h) == 0 {
+				return true
+			}
 		}
 	}
 	return false

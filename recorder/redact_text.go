@@ -40,30 +40,31 @@ func splice(dst, b []byte, spans []span) []byte {
 	return append(dst, b[pos:]...)
 }
 
-// identByte marks the bytes of words: names, and most credential formats.
-var identByte = func() (t [256]bool) {
+// Byte classes of the text scanner.
+const (
+	clsIdent  = 1 << iota // a byte of a word: names, most credential formats
+	clsFormat             // a byte a credential format can start with
+	clsAlnum              // a letter or a digit
+)
+
+var byteClass = func() (t [256]uint8) {
 	for c := 'a'; c <= 'z'; c++ {
-		t[c] = true
-		t[c-'a'+'A'] = true
+		t[c] |= clsIdent | clsAlnum
+		t[c-'a'+'A'] |= clsIdent | clsAlnum
 	}
 	for c := '0'; c <= '9'; c++ {
-		t[c] = true
+		t[c] |= clsIdent | clsAlnum
 	}
-	t['_'], t['-'], t['.'] = true, true, true
-	return t
-}()
-
-// formatStart marks the bytes a credential format can start with.
-var formatStart = func() (t [256]bool) {
-	for _, c := range "sAyGghxrnejBb-Ht" {
-		t[c] = true
+	t['_'] |= clsIdent
+	t['-'] |= clsIdent
+	t['.'] |= clsIdent
+	for _, c := range "srAyGgxhne-" {
+		t[c] |= clsFormat
 	}
 	return t
 }()
 
-func isAlnum(c byte) bool {
-	return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9'
-}
+func isAlnum(c byte) bool { return byteClass[c]&clsAlnum != 0 }
 
 // textSpans adds the spans of credentials found in b. In raw mode b is
 // JSON-escaped text (a JSON document, an SSE stream) and a backslash escape
@@ -71,14 +72,16 @@ func isAlnum(c byte) bool {
 func (rd *Redact) textSpans(b []byte, raw bool, spans []span) []span {
 	fields := rd.on(DefaultFields)
 	userinfo := rd.on(DefaultUserinfo)
-	for i := 0; i < len(b); {
+	bearer := rd.on(DefaultBearer)
+	n := len(b)
+	for i := 0; i < n; {
 		c := b[i]
-		if raw && c == '\\' {
-			i += 2
-			continue
-		}
-		if !identByte[c] {
-			if c == ':' && userinfo && i+2 < len(b) && b[i+1] == '/' && b[i+2] == '/' {
+		if byteClass[c]&clsIdent == 0 {
+			switch {
+			case raw && c == '\\':
+				i += 2
+				continue
+			case c == ':' && userinfo && i+2 < n && b[i+1] == '/' && b[i+2] == '/':
 				if s, ok := userinfoAt(b, i+3); ok {
 					spans = append(spans, s)
 					i = s.end
@@ -92,27 +95,28 @@ func (rd *Redact) textSpans(b []byte, raw bool, spans []span) []span {
 		// inner separators, then its name.
 		j := i
 		matched := false
-		for k := i; k < len(b) && identByte[b[k]]; k++ {
-			if k == i || !isAlnum(b[k-1]) {
-				if formatStart[b[k]] {
-					if n := rd.formatAt(b, k); n > 0 {
-						spans = append(spans, span{k, k + n})
-						j = k + n
-						matched = true
-						break
-					}
+		for ; j < n; j++ {
+			cl := byteClass[b[j]]
+			if cl&clsIdent == 0 {
+				break
+			}
+			if cl&clsFormat != 0 && (j == i || byteClass[b[j-1]]&clsAlnum == 0) {
+				if k := rd.formatAt(b, j); k > 0 {
+					spans = append(spans, span{j, j + k})
+					j += k
+					matched = true
+					break
 				}
 			}
-			j = k + 1
 		}
 		if matched {
 			i = j
 			continue
 		}
 		word := b[i:j]
-		if fields && mayBeCredential(word) && !rd.keptBytes(word) && credentialName(string(word), ctxText) {
+		if fields && assigns(b, j) && mayBeCredential(word) && !rd.keptBytes(word) && credentialName(string(word), ctxText) {
 			if s, ok := valueAfter(b, j, raw); ok {
-				if formatStart[b[s.start]] {
+				if byteClass[b[s.start]]&clsFormat != 0 {
 					// A value of a known shape may go on past the
 					// delimiter (a private key's lines).
 					if n := rd.formatAt(b, s.start); s.start+n > s.end {
@@ -124,7 +128,7 @@ func (rd *Redact) textSpans(b []byte, raw bool, spans []span) []span {
 				continue
 			}
 		}
-		if rd.on(DefaultBearer) && (len(word) == 6 || len(word) == 5) {
+		if bearer && (len(word) == 6 || len(word) == 5) {
 			if s, ok := bearerAt(b, i, j); ok {
 				spans = append(spans, s)
 				i = s.end
@@ -140,6 +144,22 @@ func (rd *Redact) keptBytes(w []byte) bool {
 	for _, k := range rd.Keep {
 		if len(k) == len(w) && bytes.EqualFold([]byte(k), w) {
 			return true
+		}
+	}
+	return false
+}
+
+// assigns reports whether what follows the word ending at i may give it a
+// value: a closing quote, white space, then ':' or '='. It spares the name
+// checks of every other word.
+func assigns(b []byte, i int) bool {
+	for ; i < len(b); i++ {
+		switch b[i] {
+		case '"', '\'', '\\', ' ', '\t':
+		case ':', '=':
+			return true
+		default:
+			return false
 		}
 	}
 	return false
