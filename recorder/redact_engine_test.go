@@ -1,6 +1,8 @@
 package recorder
 
 import (
+	"os"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -165,5 +167,40 @@ func TestRedactChunksAcrossBoundaries(t *testing.T) {
 	want := []string{`data: {"delta":"my key [REDACTED]`, "", ` ok"}` + "\n\n"}
 	if !slices.Equal(all, want) {
 		t.Errorf("chunks %q, want %q", all, want)
+	}
+}
+
+// TestDefaultsDocumented: README's table of the redactions made by
+// default names every Default, and no other.
+func TestDefaultsDocumented(t *testing.T) {
+	b, err := os.ReadFile("../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := string(b)
+	i := strings.Index(s, "## Security")
+	if i < 0 {
+		t.Fatal("README has no Security section")
+	}
+	s = s[i:]
+	s = s[:strings.Index(s, "\nTo change it")]
+	named := map[string]bool{}
+	for _, row := range strings.Split(s, "\n") {
+		if !strings.HasPrefix(row, "| `") {
+			continue
+		}
+		first := strings.Split(row, "|")[1]
+		for _, m := range regexp.MustCompile("`([a-z-]+)`").FindAllStringSubmatch(first, -1) {
+			named[m[1]] = true
+		}
+	}
+	for _, d := range Defaults() {
+		if !named[string(d)] {
+			t.Errorf("README's Security table does not name %q", d)
+		}
+		delete(named, string(d))
+	}
+	for n := range named {
+		t.Errorf("README's Security table names %q, which is no Default", n)
 	}
 }
