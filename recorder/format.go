@@ -258,7 +258,50 @@ type line struct {
 }
 
 // appendRecord appends r as one line of JSON ending in "\n".
+//
+// A record whose line would be longer than a Reader reads by default
+// (DefaultMaxLineSize) is written without its bulk, saying so: whatever a
+// Writer writes, a Reader reads.
 func appendRecord(b []byte, r Record) ([]byte, error) {
+	start := len(b)
+	b, err := appendLine(b, r)
+	if err != nil || len(b)-start <= maxRecordLine {
+		return b, err
+	}
+	return appendLine(b[:start], shrink(r, len(b)-start))
+}
+
+// maxRecordLine is the longest line a Writer writes.
+var maxRecordLine = DefaultMaxLineSize
+
+// shrink returns r without what makes its line n bytes long.
+func shrink(r Record, n int) Record {
+	note := fmt.Sprintf("(not kept: the record would be a line of %d bytes, over the %d a recording line may have)", n, maxRecordLine)
+	switch r.Kind {
+	case KindEvent:
+		r.Event, r.Frame, r.Data = nil, nil, note
+		r.valid, r.hasEv = false, false
+	case KindRequest:
+		q := *r.Request
+		q.Input, q.Body = nil, note
+		r.Request = &q
+	case KindProvider:
+		ex := *r.Exchange
+		ex.Body, ex.BodyText, ex.Chunks = nil, "", []Chunk{}
+		ex.Error = strings.TrimPrefix(ex.Error+"; request and response "+note, "; ")
+		r.Exchange = &ex
+	case KindEnd:
+		e := *r.End
+		e.Error, e.Undecoded = note, ""
+		r.End = &e
+	default:
+		r.Raw = nil
+	}
+	return r
+}
+
+// appendLine appends r as one line of JSON ending in "\n".
+func appendLine(b []byte, r Record) ([]byte, error) {
 	if r.Kind == KindEvent && r.Event != nil && r.Data == "" && r.Frame == nil && (r.valid || oneLine(r.Event) && (r.hasEv || isEvent(r.Event))) {
 		// The common case, written by hand to keep the event's bytes as
 		// they are (encoding/json would compact and re-escape them).

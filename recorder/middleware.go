@@ -153,10 +153,14 @@ type Handler struct {
 // every request as usual, each run's storage failing and being reported
 // and counted, until the directory can be written.
 //
-// It panics when cfg has neither Dir nor Writer.
+// It panics when cfg has neither Dir nor Writer, or a Redact that does not
+// validate.
 func Middleware(next http.Handler, cfg Config) *Handler {
 	if cfg.Dir == "" && cfg.Writer == nil {
 		panic("recorder: Middleware needs Config.Dir or Config.Writer")
+	}
+	if err := cfg.Redact.Validate(); err != nil {
+		panic(err)
 	}
 	if cfg.BufferSize <= 0 {
 		cfg.BufferSize = DefaultBufferSize

@@ -18,7 +18,8 @@ import (
 // and any other path is appended to target's path. Query parameters of
 // target come first, then the request's.
 //
-// It panics when cfg has neither Dir nor Writer.
+// It panics when cfg has neither Dir nor Writer, or a Redact that does not
+// validate.
 func Proxy(target *url.URL, cfg Config) *Handler {
 	rp := &httputil.ReverseProxy{
 		Rewrite: func(pr *httputil.ProxyRequest) {

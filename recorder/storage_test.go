@@ -254,3 +254,27 @@ func TestMiddlewareCompressed(t *testing.T) {
 		})
 	}
 }
+
+// TestHugeRecordStillReads: a record whose line would be longer than a
+// Reader reads is written without its bulk, saying so.
+func TestHugeRecordStillReads(t *testing.T) {
+	old := maxRecordLine
+	maxRecordLine = 4096
+	defer func() { maxRecordLine = old }()
+	var file bytes.Buffer
+	w, _ := NewWriter(&file, Header{})
+	ctl := strings.Repeat("\x01", 2000) // six bytes each once escaped
+	w.Write(
+		Record{Kind: KindRequest, Run: "r", Request: &Request{Body: ctl}},
+		Record{Kind: KindEvent, Run: "r", Data: ctl},
+		Record{Kind: KindProvider, Run: "r", Exchange: &Exchange{Method: "POST", URL: "u", Chunks: []Chunk{{Data: []byte(ctl)}}}},
+		Record{Kind: KindEnd, Run: "r", End: &End{Outcome: OutcomeFinished}},
+	)
+	recs, errs := readAll(t, NewReader(&file, "big"))
+	if len(errs) > 0 || len(recs) != 5 {
+		t.Fatalf("%d records, errors %v", len(recs), errs)
+	}
+	if !strings.Contains(recs[1].Request.Body, "not kept") || !strings.Contains(recs[2].Data, "not kept") || !strings.Contains(recs[3].Exchange.Error, "not kept") {
+		t.Errorf("records: %+v %+v %+v", recs[1].Request, recs[2], recs[3].Exchange)
+	}
+}

@@ -2,6 +2,7 @@ package recorder
 
 import (
 	"bytes"
+	"fmt"
 	"context"
 	"encoding/json"
 	"errors"
@@ -13,8 +14,9 @@ import (
 	"time"
 )
 
-// maxExchangeBytes bounds the response bytes kept for one provider exchange.
-const maxExchangeBytes = 64 << 20
+// maxExchangeBytes bounds the response bytes kept for one provider
+// exchange: escaped in its record, it stays within a line a Reader reads.
+const maxExchangeBytes = 8 << 20
 
 // Transport records an LLM provider's responses as an agent's client reads
 // them: the request (body redacted, credential headers removed), the status
@@ -175,6 +177,9 @@ type recordingBody struct {
 // Read reads from the provider's body and records what it returns.
 func (b *recordingBody) Read(p []byte) (int, error) {
 	n, err := b.rc.Read(p)
+	if n > 0 && b.size >= maxExchangeBytes && b.ex.Error == "" {
+		b.ex.Error = fmt.Sprintf("the response is longer than %d bytes: the rest is not recorded", maxExchangeBytes)
+	}
 	if n > 0 && b.size < maxExchangeBytes {
 		b.size += n
 		data := append([]byte(nil), p[:n]...)
