@@ -319,3 +319,45 @@ func mustJSON(v any) []byte {
 	}
 	return b
 }
+
+// TestNoPlantedCredentialInSink: the in-process Sink redacts alike: the
+// request's input and headers, and the events.
+func TestNoPlantedCredentialInSink(t *testing.T) {
+	formats, named := plantedFormats(), plantedNamed()
+	all := append(append([]planted(nil), formats...), named...)
+	var text strings.Builder
+	props := map[string]any{}
+	for _, p := range all {
+		fmt.Fprintf(&text, "%s: %s\n", p.kind, p.value)
+		props[p.kind] = p.value
+	}
+	var file bytes.Buffer
+	w, _ := NewWriter(&file, Header{})
+	s := &Sink{Writer: w}
+	hdr := http.Header{}
+	for _, p := range named[:10] {
+		hdr.Set(p.kind, p.value)
+	}
+	hdr.Set("X-Note", formats[0].value)
+	in := agui.RunAgentInput{ThreadID: "t", RunID: "r", ForwardedProps: mustJSON(props),
+		Messages: []agui.Message{{ID: "u", Role: agui.RoleUser, Content: agui.Content{Text: text.String()}}}}
+	if err := s.Request(in, hdr); err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range []agui.Event{
+		agui.NewRunStarted("t", "r"),
+		agui.NewTextMessageStart("m"),
+		agui.NewTextMessageContent("m", text.String()),
+		agui.NewTextMessageEnd("m"),
+		agui.NewEvent(agui.Custom, "name", "env", "value", props),
+		agui.NewRunFinished("t", "r"),
+	} {
+		if err := s.Emit(e); err != nil {
+			t.Fatal(err)
+		}
+	}
+	s.Close()
+	for _, l := range leaks(file.Bytes(), all) {
+		t.Errorf("leaked: %s", l)
+	}
+}
