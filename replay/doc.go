@@ -27,6 +27,11 @@
 //	if err := llm.Check(); err != nil { ... }
 //	if d := replay.Diff(rec.Runs[0].AGUIEvents(), got); d != "" { ... }
 //
-// Servers bind loopback addresses unless told otherwise. Handler's Server
-// and Provider are safe for concurrent use.
+// Servers bind loopback addresses unless told otherwise, and are for a
+// developer's machine: Handler answers no web page unless
+// Options.AllowOrigins names its origin (recordings hold production
+// traffic), and both refuse request bodies over Options.MaxRequestBytes
+// with 413. A run whose recording is incomplete (Run.Incomplete, Run.Gaps)
+// is served as recorded. Handler's Server and Provider are safe for
+// concurrent use.
 package replay
