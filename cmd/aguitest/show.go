@@ -48,7 +48,10 @@ Example:
 It reads as it prints, with memory flat in the input's size: each run is
 printed when it ends (a run of many lines, as they come), what a message
 or call holds is kept up to 64 KiB (longer arguments are shown as their
-start and their size), and the totals come last. --messages reads the
+start and their size), and the totals come last. A run's lanes show what
+the client holds after it, starting from the run's request in a
+recording, and from nothing in a stream (--messages follows the client
+through all the runs of a stream). --messages reads the
 input whole; --html writes a page of at most 50 runs and 20,000 marks,
 saying what it leaves out.
 
