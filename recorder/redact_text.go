@@ -95,12 +95,9 @@ func (rd *Redact) textSpans(b []byte, raw bool, spans []span) []span {
 		// inner separators, then its name.
 		j := i
 		matched := false
-		for ; j < n; j++ {
-			cl := byteClass[b[j]]
-			if cl&clsIdent == 0 {
-				break
-			}
-			if cl&clsFormat != 0 && (j == i || byteClass[b[j-1]]&clsAlnum == 0) {
+		for {
+			// j is at the word's start or after one of its separators.
+			if j < n && byteClass[b[j]]&clsFormat != 0 {
 				if k := rd.formatAt(b, j); k > 0 {
 					spans = append(spans, span{j, j + k})
 					j += k
@@ -108,6 +105,14 @@ func (rd *Redact) textSpans(b []byte, raw bool, spans []span) []span {
 					break
 				}
 			}
+			for j < n && byteClass[b[j]]&clsAlnum != 0 {
+				j++
+			}
+			if j < n && byteClass[b[j]]&clsIdent != 0 {
+				j++ // a separator: - _ .
+				continue
+			}
+			break
 		}
 		if matched {
 			i = j
