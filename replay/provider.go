@@ -158,9 +158,17 @@ func (p *Provider) nextFor(w llmwire.Wire) int {
 	return -1
 }
 
+// maxProblem bounds the text of a problem Check reports.
+const maxProblem = 8 << 10
+
 // fail answers a request that cannot be served, in its wire's error shape,
 // and keeps the problem for Check.
 func (p *Provider) fail(w http.ResponseWriter, wire llmwire.Wire, err error) {
+	if msg := err.Error(); len(msg) > maxProblem {
+		// Kept for the life of the server: a diff of large bodies is
+		// kept in part.
+		err = fmt.Errorf("%s… (%d bytes more)", msg[:maxProblem], len(msg)-maxProblem)
+	}
 	p.problems = append(p.problems, err)
 	p.mu.Unlock()
 	w.Header().Set("Content-Type", llmwire.ContentType(wire))
