@@ -529,6 +529,24 @@ func ExampleSSEDecoder() {
 	// RUN_FINISHED r1
 }
 
+// A recorder or a proxy sees a stream in the pieces it was written in;
+// an event cut between two writes comes out whole.
+func ExampleSSEParser() {
+	var p SSEParser
+	emit := func(m SSEMessage) { fmt.Printf("line %d: %s\n", m.Line, m.Data) }
+	for _, write := range []string{
+		"data: {\"type\":\"RUN_STARTED\",\"threadId\":\"t1\",",
+		"\"runId\":\"r1\"}\r\n\r\n: keep-alive\n\n",
+		"data: {\"type\":\"RUN_FINISHED\",\"threadId\":\"t1\",\"runId\":\"r1\"}",
+	} {
+		p.Feed([]byte(write), emit)
+	}
+	p.End(emit) // the last event had no blank line after it
+	// Output:
+	// line 1: {"type":"RUN_STARTED","threadId":"t1","runId":"r1"}
+	// line 5: {"type":"RUN_FINISHED","threadId":"t1","runId":"r1"}
+}
+
 func ExampleSSEEncoder() {
 	var w strings.Builder
 	enc := NewSSEEncoder(&w) // an http.ResponseWriter is flushed after each event

@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"github.com/aguitest/aguitest/agui"
+	"github.com/aguitest/aguitest/internal/jsonx"
 )
 
 // DefaultBufferSize is the bytes a run may have waiting for storage when
@@ -295,7 +296,7 @@ type run struct {
 	last       []byte // the last event's JSON
 	lines      []byte // encoded records waiting to be written
 	nlines     int
-	sse        sseSplitter
+	sse        agui.SSEParser
 	proto      protoSplitter
 	enc        agui.Encoding // "" until the first response bytes
 }
@@ -494,9 +495,9 @@ func (rn *run) process(it *item) {
 		return
 	}
 	if it.gap {
-		rn.sse.gap()
+		rn.sse.Gap()
 	}
-	rn.sse.feed(it.data, func(data []byte) { rn.event(data, it.at) })
+	rn.sse.Feed(it.data, func(m agui.SSEMessage) { rn.event(m.Data, it.at) })
 }
 
 // encoding tells the response's encoding by its Content-Type, or by its
@@ -546,7 +547,7 @@ func (rn *run) event(data []byte, at time.Time) {
 	off := at.Sub(rn.start)
 	// Validating is enough here (parsing costs twice as much); the type of
 	// the last event, which decides the outcome, is read at the end.
-	if len(data) == 0 || data[0] != '{' || !oneLine(data) || !validJSON(data) {
+	if len(data) == 0 || data[0] != '{' || !oneLine(data) || jsonx.Check(data) != nil {
 		rn.add(Record{Kind: KindEvent, Run: rn.id, Offset: off, Data: string(rn.h.cfg.Redact.Text(data))})
 		return
 	}
@@ -678,7 +679,7 @@ func (rn *run) end() {
 	if rn.enc == agui.EncodingProto {
 		rn.proto.end(func(f frame) { rn.frame(f, rn.h.cfg.Clock()) })
 	} else {
-		rn.sse.end(func(data []byte) { rn.event(data, rn.h.cfg.Clock()) })
+		rn.sse.End(func(m agui.SSEMessage) { rn.event(m.Data, rn.h.cfg.Clock()) })
 	}
 	rn.mu.Lock()
 	end := &End{Status: rn.status, ContentType: rn.ctype, Bytes: rn.bytes, Events: rn.events, Dropped: rn.dropped, Limited: rn.limited}
