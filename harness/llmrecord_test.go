@@ -81,8 +81,7 @@ func TestRecordDirHoldsModelExchanges(t *testing.T) {
 	assert.NotEmpty(t, ex.Chunks)
 
 	// Offline: the recorded exchanges stand in for the model.
-	p, err := replay.ServeProvider(rec.Exchanges(), replay.ProviderOptions{})
-	require.NoError(t, err)
+	p := replay.NewProvider(rec.Exchanges(), replay.ProviderOptions{})
 	defer p.Close()
 	rr := httptest.NewRecorder()
 	anthropicEcho(p.URL).ServeHTTP(rr, httptest.NewRequest("POST", "/", strings.NewReader(`{"threadId":"thread-1","runId":"run-1","messages":[],"tools":[],"context":[],"state":{},"forwardedProps":{}}`)))

@@ -185,7 +185,7 @@ type Options struct {
 	// "aguitest verify" read them. The agent's requests to the scripted
 	// LLM go through a recording proxy (Env.BaseURL points at it), so each
 	// run's provider exchanges, on every wire, are recorded with it:
-	// replay.ServeProvider and "aguitest llm replay" serve them back. (A Go
+	// replay.NewProvider and "aguitest llm replay" serve them back. (A Go
 	// agent calling Env.Model directly makes no exchange to record.)
 	RecordDir string
 	// Accept is the Accept header of the requests to an HTTP agent

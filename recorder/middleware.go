@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"github.com/aguitest/aguitest/agui"
+	"github.com/aguitest/aguitest/clock"
 	"github.com/aguitest/aguitest/internal/jsonx"
 )
 
@@ -68,8 +69,9 @@ type Config struct {
 	// to those named. Credential headers are never recorded.
 	HeaderAllowlist []string
 
-	// Clock returns the current time; nil means time.Now.
-	Clock func() time.Time
+	// Clock stamps the records' offsets and names the files; nil means
+	// the real clock.
+	Clock clock.Clock
 	// OnError is called (from a background goroutine) when storage fails,
 	// and by Middleware when Dir cannot be created. Nil logs each failure
 	// with slog.Default at level Error.
@@ -151,9 +153,7 @@ func Middleware(next http.Handler, cfg Config) *Handler {
 	if cfg.BufferSize <= 0 {
 		cfg.BufferSize = DefaultBufferSize
 	}
-	if cfg.Clock == nil {
-		cfg.Clock = time.Now
-	}
+	cfg.Clock = clock.Or(cfg.Clock)
 	if cfg.FlushInterval <= 0 {
 		cfg.FlushInterval = DefaultFlushInterval
 	}
@@ -200,7 +200,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	h.runs.Add(1)
-	rn := &run{h: h, seq: h.seq.Add(1), start: h.cfg.Clock(), wake: make(chan struct{}, 1), urgent: make(chan struct{}, 1)}
+	rn := &run{h: h, seq: h.seq.Add(1), start: h.cfg.Clock.Now(), wake: make(chan struct{}, 1), urgent: make(chan struct{}, 1)}
 	var body []byte
 	if r.Body != nil && r.Body != http.NoBody {
 		var err error
@@ -310,7 +310,7 @@ func (rn *run) signal() {
 
 // tee copies response bytes for recording without ever blocking on storage.
 func (rn *run) tee(p []byte) {
-	at := rn.h.cfg.Clock()
+	at := rn.h.cfg.Clock.Now()
 	rn.mu.Lock()
 	rn.bytes += int64(len(p))
 	if rn.queued+len(p) > rn.h.cfg.BufferSize {
@@ -358,7 +358,7 @@ func (rn *run) addRecord(r Record, size int) {
 		rn.h.droppedRecords.Add(1)
 		return
 	}
-	rn.queue = append(rn.queue, item{at: rn.h.cfg.Clock(), rec: &r})
+	rn.queue = append(rn.queue, item{at: rn.h.cfg.Clock.Now(), rec: &r})
 	rn.queued += size
 	rn.mu.Unlock()
 	rn.signal()
@@ -677,9 +677,9 @@ func safeName(s string) string {
 
 func (rn *run) end() {
 	if rn.enc == agui.EncodingProto {
-		rn.proto.end(func(f frame) { rn.frame(f, rn.h.cfg.Clock()) })
+		rn.proto.end(func(f frame) { rn.frame(f, rn.h.cfg.Clock.Now()) })
 	} else {
-		rn.sse.End(func(m agui.SSEMessage) { rn.event(m.Data, rn.h.cfg.Clock()) })
+		rn.sse.End(func(m agui.SSEMessage) { rn.event(m.Data, rn.h.cfg.Clock.Now()) })
 	}
 	rn.mu.Lock()
 	end := &End{Status: rn.status, ContentType: rn.ctype, Bytes: rn.bytes, Events: rn.events, Dropped: rn.dropped, Limited: rn.limited}
@@ -699,7 +699,7 @@ func (rn *run) end() {
 	if rn.storageErr {
 		end.Error = strings.TrimPrefix(end.Error+"; storage failed", "; ")
 	}
-	rn.add(Record{Kind: KindEnd, Run: rn.id, Offset: rn.h.cfg.Clock().Sub(rn.start), End: end})
+	rn.add(Record{Kind: KindEnd, Run: rn.id, Offset: rn.h.cfg.Clock.Now().Sub(rn.start), End: end})
 	rn.flush()
 	if rn.ownW && rn.w != nil {
 		if err := rn.w.Close(); err != nil && !rn.storageErr {

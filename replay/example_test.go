@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"net/http/httptest"
 	"strings"
 
 	"github.com/aguitest/aguitest/agui"
@@ -18,7 +17,7 @@ func ExampleHandler() {
 		panic(err)
 	}
 	// Speed 0 sends the events at once; 1 keeps the recorded timing.
-	srv := httptest.NewServer(replay.Handler(rec.Runs, replay.Options{Speed: 0}))
+	srv := replay.NewServer(rec.Runs, replay.Options{Speed: 0})
 	defer srv.Close()
 
 	resp, err := http.Post(srv.URL, "application/json", strings.NewReader(`{"threadId":"thread-1","runId":"run-1"}`))
@@ -75,10 +74,7 @@ func ExampleRuns() {
 
 func ExampleProvider() {
 	rec, _ := replay.Load("../recorder/testdata/weather.jsonl")
-	llm, err := replay.ServeProvider(rec.Exchanges(), replay.ProviderOptions{})
-	if err != nil {
-		panic(err)
-	}
+	llm := replay.NewProvider(rec.Exchanges(), replay.ProviderOptions{})
 	defer llm.Close()
 
 	// The agent's request differs from the recorded one in its model.

@@ -10,6 +10,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/aguitest/aguitest/clock"
 	"github.com/aguitest/aguitest/internal/words"
 )
 
@@ -68,7 +69,7 @@ func (e *StatusError) Error() string {
 // in the order they arrive.
 type Model struct {
 	script Script
-	clock  Clock
+	clock  clock.Clock
 
 	mu       sync.Mutex
 	next     int // the turn answering the next request
@@ -89,7 +90,7 @@ func NewModel(s Script) *Model {
 	}
 	m := &Model{script: s, clock: s.Clock}
 	if m.clock == nil {
-		m.clock = new(VirtualClock)
+		m.clock = new(clock.Virtual)
 	}
 	return m
 }
