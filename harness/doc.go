@@ -44,7 +44,8 @@
 // writes them, and a missing one fails with a hint to do so. The merged
 // view (the default) shows the messages and state the client holds after
 // each run, so the golden does not depend on how the model fragments or
-// interleaves; [Wire] keeps every fragment.
+// interleaves; golden.Wire (Case.Golden) keeps every fragment;
+// Case.NoGolden keeps none.
 //
 // # Failures
 //

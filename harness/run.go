@@ -19,22 +19,6 @@ import (
 	"github.com/aguitest/aguitest/scripted"
 )
 
-// Golden says which golden file a case keeps.
-type Golden int
-
-const (
-	// Merged keeps the merged view: run by run, the messages and state
-	// the client ends up with (text joined, calls in their message,
-	// arguments parsed, parallel calls in a canonical order) and the other
-	// events. A test that should not depend on how the provider fragments
-	// uses it. It is the zero value.
-	Merged Golden = iota
-	// Wire keeps every event, fragments included, in order.
-	Wire
-	// NoGolden keeps no golden file.
-	NoGolden
-)
-
 // Case is one row of a table-driven agent test.
 type Case struct {
 	// Name names the subtest and the golden file.
@@ -48,8 +32,14 @@ type Case struct {
 	// tools and run by the harness, as a client would, when a run ends with
 	// calls to them that got no TOOL_CALL_RESULT. Each must have a Run.
 	Tools []Tool
-	// Golden selects the golden file kept for the case (Merged by default).
-	Golden Golden
+	// Golden is the view the case's golden file keeps: golden.Merged (the
+	// zero value), run by run the messages and state the client ends up
+	// with and the other events, so that the golden does not depend on
+	// how the provider fragments; golden.Wire keeps every event, fragments
+	// included, in order.
+	Golden golden.View
+	// NoGolden keeps no golden file for the case.
+	NoGolden bool
 	// Scrubs replace volatile values before the golden comparison.
 	Scrubs []golden.Scrub
 	// Profile is the verifier profile every run is checked with (Strict
@@ -306,16 +296,12 @@ func (o Options) RunCase(t testing.TB, agent Agent, c Case) *Result {
 	}
 	res.Requests = srv.Requests()
 
-	if c.Golden != NoGolden {
-		view := golden.Merged
-		if c.Golden == Wire {
-			view = golden.Wire
-		}
+	if !c.NoGolden {
 		runs := make([]golden.Run, len(res.Runs))
 		for i := range res.Runs {
 			runs[i] = golden.Run{Input: &res.Runs[i].Input, Events: res.Runs[i].Events}
 		}
-		entries := golden.Normalizer{Scrubs: c.Scrubs}.NormalizeRuns(runs, view)
+		entries := golden.Normalizer{Scrubs: c.Scrubs}.NormalizeRuns(runs, c.Golden)
 		dir := o.Dir
 		if dir == "" {
 			dir = "testdata"

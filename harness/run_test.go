@@ -54,12 +54,12 @@ func TestFrontendToolRoundTrip(t *testing.T) {
 	var got *harness.Result
 	recDir := t.TempDir()
 	harness.Options{Dir: t.TempDir(), RecordDir: recDir}.Run(t, harness.Func(chatAgent(false)), []harness.Case{{
-		Name:   "location",
-		Input:  harness.User("Where am I?"),
-		Script: script,
-		Tools:  []harness.Tool{locationTool},
-		Golden: harness.NoGolden,
-		Check:  func(t *testing.T, r *harness.Result) { got = r },
+		Name:     "location",
+		Input:    harness.User("Where am I?"),
+		Script:   script,
+		Tools:    []harness.Tool{locationTool},
+		NoGolden: true,
+		Check:    func(t *testing.T, r *harness.Result) { got = r },
 	}})
 	require.NotNil(t, got)
 	require.Len(t, got.Runs, 2)
@@ -167,11 +167,11 @@ func TestHandlerAgent(t *testing.T) {
 		})
 	})
 	harness.Options{Dir: t.TempDir()}.Run(t, agent, []harness.Case{
-		{Name: "hello", Input: harness.User("hi"), Script: scripted.Script{Turns: []scripted.Turn{{Text: "Hello!"}}}, Golden: harness.NoGolden,
+		{Name: "hello", Input: harness.User("hi"), Script: scripted.Script{Turns: []scripted.Turn{{Text: "Hello!"}}}, NoGolden: true,
 			Check: func(t *testing.T, r *harness.Result) { assert.Equal(t, "Hello!", r.LastText()) }},
 		{Name: "follow-up", Input: harness.Input{Messages: harness.User("hi").Messages, FollowUps: []string{"and again"}},
-			Script: scripted.Script{Turns: []scripted.Turn{{Text: "Hello!"}, {Expect: scripted.Expect{LastUser: "again"}, Text: "Hello again!"}}},
-			Golden: harness.NoGolden,
+			Script:   scripted.Script{Turns: []scripted.Turn{{Text: "Hello!"}, {Expect: scripted.Expect{LastUser: "again"}, Text: "Hello again!"}}},
+			NoGolden: true,
 			Check: func(t *testing.T, r *harness.Result) {
 				assert.Len(t, r.Runs, 2)
 				assert.Equal(t, "Hello again!", r.LastText())
@@ -198,7 +198,7 @@ func TestStateIsApplied(t *testing.T) {
 		return nil
 	})
 	harness.Options{Dir: t.TempDir()}.Run(t, agent, []harness.Case{{
-		Name: "state", Input: harness.User("add b"), Golden: harness.NoGolden,
+		Name: "state", Input: harness.User("add b"), NoGolden: true,
 		Check: func(t *testing.T, r *harness.Result) { assert.JSONEq(t, `{"tasks":["a","b"]}`, string(r.State)) },
 	}})
 }
@@ -289,12 +289,12 @@ func TestChildScenario(t *testing.T) {
 				Calls: []scripted.Call{{ID: "call-a", Name: "add_task", Args: `{"title":"a"}`}, {ID: "call-b", Name: "move_task", Args: `{"id":1}`}},
 				Plan:  scripted.Plan{Split: scripted.Split{Size: 4}, Order: scripted.Order{By: scripted.RoundRobin}},
 			}}},
-			Golden: harness.NoGolden,
+			NoGolden: true,
 		}})
 	})
 	t.Run("UnusedTurn", func(t *testing.T) {
 		harness.Options{Dir: dir}.Run(t, harness.Func(chatAgent(false)), []harness.Case{{
-			Name: "extra", Input: harness.User("hi"), Golden: harness.NoGolden,
+			Name: "extra", Input: harness.User("hi"), NoGolden: true,
 			Script: scripted.Script{Turns: []scripted.Turn{{Text: "one"}, {Text: "two"}}},
 		}})
 	})
@@ -312,14 +312,14 @@ func TestChildScenario(t *testing.T) {
 	})
 	t.Run("WantErrorMissing", func(t *testing.T) {
 		harness.Options{Dir: dir}.Run(t, harness.Func(chatAgent(false)), []harness.Case{{
-			Name: "fine", Input: harness.User("hi"), Golden: harness.NoGolden,
+			Name: "fine", Input: harness.User("hi"), NoGolden: true,
 			Script:    scripted.Script{Turns: []scripted.Turn{{Text: "one"}}},
 			WantError: &harness.WantError{Message: "down", Code: "PROVIDER_DOWN"},
 		}})
 	})
 	t.Run("WantErrorOther", func(t *testing.T) {
 		harness.Options{Dir: dir}.Run(t, harness.Func(failingAgent("the provider is down", "PROVIDER_DOWN")), []harness.Case{{
-			Name: "down", Input: harness.User("hi"), Golden: harness.NoGolden,
+			Name: "down", Input: harness.User("hi"), NoGolden: true,
 			Script:    scripted.Script{Turns: []scripted.Turn{{Text: "one"}}},
 			WantError: &harness.WantError{Code: "RATE_LIMITED"},
 		}})
@@ -340,7 +340,7 @@ func TestChildScenario(t *testing.T) {
 			return nil
 		}
 		harness.Options{Dir: dir}.Run(t, harness.Func(emptyDelta), []harness.Case{{
-			Name: "empty", Input: harness.User("hi"), Golden: harness.NoGolden,
+			Name: "empty", Input: harness.User("hi"), NoGolden: true,
 			Enable: []agui.Rule{agui.RuleEmptyDelta},
 		}})
 	})
@@ -353,7 +353,7 @@ func TestChildScenario(t *testing.T) {
 				fmt.Fprint(w, `[{"type":"RUN_STARTED","threadId":"t","runId":"r"},{"type":"RUN_FINISHED","threadId":"t","runId":"r"}]`)
 			})
 		})
-		harness.Options{Dir: dir}.Run(t, agent, []harness.Case{{Name: "json", Input: harness.User("hi"), Golden: harness.NoGolden}})
+		harness.Options{Dir: dir}.Run(t, agent, []harness.Case{{Name: "json", Input: harness.User("hi"), NoGolden: true}})
 	})
 	t.Run("UnreadableFrame", func(t *testing.T) {
 		// The second frame is not JSON: the client drops it with an
@@ -367,20 +367,20 @@ func TestChildScenario(t *testing.T) {
 					"data: {\"type\":\"RUN_FINISHED\",\"threadId\":\"t\",\"runId\":\"r\"}\n\n")
 			})
 		})
-		harness.Options{Dir: dir}.Run(t, agent, []harness.Case{{Name: "frame", Input: harness.User("hi"), Golden: harness.NoGolden}})
+		harness.Options{Dir: dir}.Run(t, agent, []harness.Case{{Name: "frame", Input: harness.User("hi"), NoGolden: true}})
 	})
 	t.Run("WantErrorBadPattern", func(t *testing.T) {
 		harness.Options{Dir: dir}.Run(t, harness.Func(failingAgent("x", "")), []harness.Case{{
-			Name: "bad", Input: harness.User("hi"), Golden: harness.NoGolden,
+			Name: "bad", Input: harness.User("hi"), NoGolden: true,
 			WantError: &harness.WantError{Message: "("},
 		}})
 	})
 	t.Run("ToolWithoutRun", func(t *testing.T) {
 		harness.Options{Dir: dir}.Run(t, harness.Func(locationAgent), []harness.Case{{
-			Name: "location", Input: harness.User("Where am I?"), Golden: harness.NoGolden,
+			Name: "location", Input: harness.User("Where am I?"), NoGolden: true,
 			Tools: []harness.Tool{{Name: "get_user_location"}},
 		}, {
-			Name: "fine", Input: harness.User("Where am I?"), Golden: harness.NoGolden,
+			Name: "fine", Input: harness.User("Where am I?"), NoGolden: true,
 			Tools: []harness.Tool{locationTool},
 		}})
 	})
@@ -411,7 +411,7 @@ func TestURLAgent(t *testing.T) {
 	}))
 	defer srv.Close()
 	harness.Options{Dir: t.TempDir()}.Run(t, harness.URL(srv.URL), []harness.Case{{
-		Name: "ping", Input: harness.User("ping"), Golden: harness.NoGolden,
+		Name: "ping", Input: harness.User("ping"), NoGolden: true,
 		Check: func(t *testing.T, r *harness.Result) { assert.Equal(t, "pong", r.LastText()) },
 	}})
 }
@@ -436,7 +436,7 @@ func TestWantError(t *testing.T) {
 		Script: scripted.Script{Turns: []scripted.Turn{{
 			Fault: &scripted.Fault{Kind: scripted.FaultStatus, Status: 503, Message: "overloaded"},
 		}}},
-		Golden:    harness.NoGolden,
+		NoGolden:  true,
 		WantError: &harness.WantError{Message: `HTTP status 503\b.*overloaded`},
 		Check: func(t *testing.T, r *harness.Result) {
 			ran = true
@@ -447,7 +447,7 @@ func TestWantError(t *testing.T) {
 	harness.Options{Dir: t.TempDir()}.Run(t, harness.Func(failingAgent("no", "")), []harness.Case{{
 		Name:      "any-error",
 		Input:     harness.User("hi"),
-		Golden:    harness.NoGolden,
+		NoGolden:  true,
 		WantError: &harness.WantError{},
 	}})
 	assert.True(t, ran, "the case's Check ran")

@@ -67,8 +67,8 @@ func TestToolWithoutArguments(t *testing.T) {
 				return "Seoul", ctx.Err()
 			},
 		}},
-		Golden: harness.NoGolden,
-		Check:  func(t *testing.T, r *harness.Result) { res = r },
+		NoGolden: true,
+		Check:    func(t *testing.T, r *harness.Result) { res = r },
 	}})
 	assert.Equal(t, []string{"{}"}, args, "the arguments Tool.Run got")
 	require.NotNil(t, res)
@@ -149,12 +149,12 @@ func TestResultForACallFromHistory(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			var res *harness.Result
 			harness.Options{Dir: t.TempDir()}.Run(t, harness.Func(agent(tt.results)), []harness.Case{{
-				Name:   "history",
-				Input:  harness.User("Where am I?"),
-				Tools:  []harness.Tool{locationTool},
-				Golden: harness.NoGolden,
-				Allow:  tt.allow,
-				Check:  func(t *testing.T, r *harness.Result) { res = r },
+				Name:     "history",
+				Input:    harness.User("Where am I?"),
+				Tools:    []harness.Tool{locationTool},
+				NoGolden: true,
+				Allow:    tt.allow,
+				Check:    func(t *testing.T, r *harness.Result) { res = r },
 			}})
 			require.NotNil(t, res)
 			require.Len(t, res.Runs, 2)

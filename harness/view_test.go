@@ -71,7 +71,7 @@ func TestResultIsTheClientsView(t *testing.T) {
 		Tools: []harness.Tool{{Name: "get_user_location", Run: func(context.Context, json.RawMessage) (string, error) { return "Seoul", nil }}},
 		Check: func(t *testing.T, r *harness.Result) { res = r },
 		// The golden is not the point here.
-		Golden: harness.NoGolden,
+		NoGolden: true,
 	}})
 	require.NotNil(t, res)
 	require.Len(t, res.Runs, 2)
@@ -209,7 +209,7 @@ func TestClientWarningsChild(t *testing.T) {
 		return nil
 	})
 	harness.Options{Dir: t.TempDir()}.Run(t, agent, []harness.Case{{
-		Name: "warnings", Input: harness.User("hi"), Golden: harness.NoGolden,
+		Name: "warnings", Input: harness.User("hi"), NoGolden: true,
 		Check: func(t *testing.T, r *harness.Result) {
 			if !strings.Contains(string(r.State), `"n":1`) {
 				t.Errorf("the client keeps its state when a patch fails; got %s", r.State)

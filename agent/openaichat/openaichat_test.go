@@ -14,6 +14,7 @@ import (
 	"github.com/aguitest/aguitest/agent/internal/bridgetest"
 	"github.com/aguitest/aguitest/agent/openaichat"
 	"github.com/aguitest/aguitest/agui"
+	"github.com/aguitest/aguitest/golden"
 	"github.com/aguitest/aguitest/harness"
 	"github.com/aguitest/aguitest/scripted"
 )
@@ -62,7 +63,7 @@ func TestWire(t *testing.T) {
 			Input:  harness.User("Weather in Zürich and Tokyo, and 12.5 EUR in yen?"),
 			Script: bridgetest.Script(p, resultIDs),
 			Tools:  bridgetest.Tools,
-			Golden: harness.Wire,
+			Golden: golden.Wire,
 		}})
 	}
 }

@@ -11,6 +11,7 @@ import (
 
 	"github.com/aguitest/aguitest/agui"
 	"github.com/aguitest/aguitest/examples/claude"
+	"github.com/aguitest/aguitest/golden"
 	"github.com/aguitest/aguitest/harness"
 	"github.com/aguitest/aguitest/scripted"
 )
@@ -74,7 +75,7 @@ func TestWeatherDesk(t *testing.T) {
 			// the two tool_use blocks by index in 3-byte fragments, cut
 			// inside escapes, and the agent keeps them apart.
 			Name:   "parallel-forecasts-interleaved",
-			Golden: harness.Wire,
+			Golden: golden.Wire,
 			Input:  harness.User("Paris or Rome tomorrow?"),
 			Script: script(
 				scripted.Turn{

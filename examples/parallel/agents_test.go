@@ -264,7 +264,7 @@ func TestWire(t *testing.T) {
 			Input:  harness.User("Weather in Zürich and Tokyo, and 12.5 EUR in yen?"),
 			Script: script(p),
 			Tools:  tools,
-			Golden: harness.Wire,
+			Golden: golden.Wire,
 		}})
 	}
 }

@@ -13,6 +13,7 @@ import (
 
 	"github.com/aguitest/aguitest/agui"
 	"github.com/aguitest/aguitest/examples/taskboard"
+	"github.com/aguitest/aguitest/golden"
 	"github.com/aguitest/aguitest/harness"
 	"github.com/aguitest/aguitest/scripted"
 )
@@ -75,7 +76,7 @@ func TestTaskBoard(t *testing.T) {
 			// The wire golden shows the order of one call: START,
 			// ARGS, STATE_DELTA while it is open, END, RESULT.
 			Name:   "add",
-			Golden: harness.Wire,
+			Golden: golden.Wire,
 			Input:  input("Add 'Write the changelog' to To do."),
 			Script: script(
 				scripted.Turn{

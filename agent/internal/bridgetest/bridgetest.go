@@ -147,11 +147,11 @@ func Cases(name string, plans []Plan, resultIDs []string) []harness.Case {
 	var out []harness.Case
 	for _, p := range plans {
 		out = append(out, harness.Case{
-			Name:   p.Name,
-			Input:  harness.User("Weather in Zürich and Tokyo, and 12.5 EUR in yen?"),
-			Script: Script(p.Plan, resultIDs),
-			Tools:  Tools,
-			Golden: harness.NoGolden,
+			Name:     p.Name,
+			Input:    harness.User("Weather in Zürich and Tokyo, and 12.5 EUR in yen?"),
+			Script:   Script(p.Plan, resultIDs),
+			Tools:    Tools,
+			NoGolden: true,
 			Check: func(t *testing.T, r *harness.Result) {
 				t.Helper()
 				if len(r.Runs) != 2 {
