@@ -70,6 +70,16 @@
 // are the cause; so is a request that failed. The rest follows in the
 // order found.
 //
+// # Without a testing.T
+//
+// Under Run sits a core that returns values, as slogtest.TestHandler sits
+// under slogtest.Run: [Options.Test] runs one case and returns a [Report],
+// its [Result] and every [Problem] (causes first, each with its kind, run
+// and verifier finding), and [Options.TestAll] runs a table. Run reports
+// exactly those problems; the aguitest command, examples and tests of the
+// harness's own failure output use the core directly. Options.OnEvent and
+// Options.OnProblem watch a case as it happens.
+//
 // # Concurrency
 //
 // Options.Parallel runs cases in parallel; each case has its own scripted

@@ -1,7 +1,6 @@
 package anthropicmessages_test
 
 import (
-	"context"
 	"encoding/json"
 	"fmt"
 	"strings"
@@ -61,7 +60,7 @@ func run(t *testing.T, body string, opt agent.TurnOptions) ([]agui.Event, *agent
 	if err != nil {
 		t.Fatal(err)
 	}
-	s := client.Messages.NewStreaming(context.Background(), anthropic.MessageNewParams{
+	s := client.Messages.NewStreaming(t.Context(), anthropic.MessageNewParams{
 		Model: "claude", MaxTokens: 100,
 		Messages: []anthropic.MessageParam{anthropic.NewUserMessage(anthropic.NewTextBlock("go"))},
 	})

@@ -80,7 +80,7 @@ func TestJustFinishedToolCall(t *testing.T) {
 	}}})
 	defer srv.Close()
 	client := openai.NewClient(option.WithBaseURL(srv.URL), option.WithAPIKey("test"), option.WithMaxRetries(0))
-	stream := client.Chat.Completions.NewStreaming(context.Background(), openai.ChatCompletionNewParams{
+	stream := client.Chat.Completions.NewStreaming(t.Context(), openai.ChatCompletionNewParams{
 		Model:    "gpt-4o-mini",
 		Messages: []openai.ChatCompletionMessageParamUnion{openai.UserMessage("go")},
 	})
