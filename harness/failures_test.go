@@ -122,6 +122,18 @@ var failing = []failure{
 		Name: "bad", Input: harness.User("hi"), NoGolden: true,
 		WantError: &harness.WantError{Message: "("},
 	}}, []string{`case "bad": WantError.Message is not a regular expression`}, harness.ProblemCase},
+	// Under Test a Check's failures are problems; under Run they are the
+	// test's, at the Check's own line.
+	{"Check", harness.Func(chatAgent(false)), []harness.Case{{
+		Name: "hello", Input: harness.User("hi"), NoGolden: true,
+		Script: scripted.Script{Turns: []scripted.Turn{{Text: "Hello!"}}},
+		Check: func(t harness.T, r *harness.Result) {
+			if got := r.LastText(); got != "Bye." {
+				t.Fatalf("last text: got %q, want %q", got, "Bye.")
+			}
+			t.Error("not reached: Fatalf ends the check")
+		},
+	}}, []string{`last text: got "Hello!", want "Bye."`}, harness.ProblemCheck},
 	{"ToolWithoutRun", harness.Func(locationAgent), []harness.Case{{
 		Name: "location", Input: harness.User("Where am I?"), NoGolden: true,
 		Tools: []harness.Tool{{Name: "get_user_location"}},
@@ -139,6 +151,7 @@ func TestFailures(t *testing.T) {
 			reports := harness.Options{Dir: t.TempDir()}.TestAll(t.Context(), f.agent, f.cases)
 			require.NotEmpty(t, reports[0].Problems, "the case passed; want it to fail")
 			assert.Equal(t, f.kind, reports[0].Problems[0].Kind, "the first problem's kind: %s", reports[0].Problems[0])
+			assert.NotContains(t, reports[0].Err().Error(), "not reached")
 			rest := reports[0].Err().Error()
 			for _, w := range f.want {
 				i := strings.Index(rest, w)
@@ -172,6 +185,7 @@ func TestFailureReports(t *testing.T) {
 				t.Fatalf("the scenario passed; want it to fail. Output:\n%s", out.String())
 			}
 			assert.NotContains(t, out.String(), "panic:")
+			assert.NotContains(t, out.String(), "not reached")
 			// Every failure points at the test's own line, not at the
 			// harness's insides.
 			places := regexp.MustCompile(`(?m)^\s+(\S+\.go:\d+): `).FindAllStringSubmatch(out.String(), -1)
@@ -203,7 +217,7 @@ func TestChildScenario(t *testing.T) {
 	dir := t.TempDir()
 	for _, f := range failing {
 		t.Run(f.name, func(t *testing.T) {
-			harness.Options{Dir: dir}.Run(t, f.agent, f.cases)
+			harness.Run(t, f.agent, f.cases, harness.Options{Dir: dir})
 		})
 	}
 }

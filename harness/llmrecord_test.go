@@ -58,15 +58,15 @@ func anthropicEcho(baseURL string) http.Handler {
 func TestRecordDirHoldsModelExchanges(t *testing.T) {
 	recDir := t.TempDir()
 	var got *harness.Result
-	harness.Options{RecordDir: recDir}.Run(t, harness.Handler(func(env harness.Env) http.Handler {
+	harness.Run(t, harness.Handler(func(env harness.Env) http.Handler {
 		return anthropicEcho(env.BaseURL)
 	}), []harness.Case{{
 		Name:     "echo",
 		Input:    harness.User("hi"),
 		Script:   scripted.Script{Turns: []scripted.Turn{{Text: "Hello from Claude.", Plan: scripted.Plan{Split: scripted.Split{By: scripted.Words}}}}},
 		NoGolden: true,
-		Check:    func(t *testing.T, r *harness.Result) { got = r },
-	}})
+		Check:    func(t harness.T, r *harness.Result) { got = r },
+	}}, harness.Options{RecordDir: recDir})
 	require.NotNil(t, got)
 	assert.Equal(t, scripted.WireAnthropic, got.Requests[0].Wire)
 

@@ -3,9 +3,6 @@ package harness
 import (
 	"context"
 	"encoding/json"
-	"path/filepath"
-	"strings"
-	"testing"
 	"time"
 
 	"github.com/aguitest/aguitest/agui"
@@ -52,8 +49,10 @@ type Case struct {
 	// first, as the cause of what follows (turns left unused, a golden
 	// that differs).
 	WantError *WantError
-	// Check runs extra checks over the result.
-	Check func(t *testing.T, r *Result)
+	// Check runs extra checks over the result. Under Run, t is the case's
+	// *testing.T; under Test, failures reported on t are the report's
+	// problems (ProblemCheck).
+	Check func(t T, r *Result)
 	// MaxRuns bounds the runs of the case (frontend tool round trips and
 	// follow-ups); 0 means 10.
 	MaxRuns int
@@ -194,71 +193,6 @@ type Options struct {
 	// OnProblem, when set, is told of each problem as it is found, in
 	// the order found (a Report puts causes first), as OnEvent is called.
 	OnProblem func(Problem)
-}
-
-// Run runs each case as a subtest of t against agent, with the zero
-// Options.
-func Run(t *testing.T, agent Agent, cases []Case) {
-	t.Helper()
-	Options{}.Run(t, agent, cases)
-}
-
-// Run runs each case as a subtest of t against agent.
-//
-// For each case it serves the script from a fresh scripted LLM, starts the
-// agent, posts the input, reads and verifies the event stream, and, as an
-// AG-UI client does, runs the frontend tools the agent called and posts the
-// next run (same thread, new run id) until the conversation settles. Then
-// it checks that the script was used up, compares the golden file and runs
-// the case's Check. Every problem is reported with the case, run, turn and
-// event index; testing goes on wherever later checks still mean something.
-//
-// Run is Test for each case, reported on t (see RunCase); TestAll runs a
-// table the same way without a testing.T.
-func (o Options) Run(t *testing.T, agent Agent, cases []Case) {
-	t.Helper()
-	checkNames(cases)
-	for _, c := range cases {
-		t.Run(c.Name, func(t *testing.T) {
-			t.Helper()
-			if o.Parallel {
-				t.Parallel()
-			}
-			res := o.RunCase(t, agent, c)
-			if c.Check != nil && res != nil {
-				c.Check(t, res)
-			}
-		})
-	}
-}
-
-// RunCase runs one case in t, without a subtest of its own, and returns
-// its result; the case's Check is not called. Run uses it for each case;
-// call it directly from a benchmark or a driver of your own. It returns nil
-// when the case cannot run (a Tool without Run, a WantError whose Message
-// is not a regular expression) or the agent could not be started; the
-// failure is reported on t.
-//
-// It is Test reported on t: the case runs in t.Context(), its goldens are
-// in a folder of Options.Dir named for the test (and its recording in one
-// of RecordDir), "go test -update" rewrites them, and each problem is
-// reported with t.Error when the case is over, on t's goroutine, at the
-// line of the test that called Run: first what ended a run early (a
-// RUN_ERROR the case does not expect, a request that failed), then the
-// rest in the order found.
-func (o Options) RunCase(t testing.TB, agent Agent, c Case) *Result {
-	t.Helper()
-	top, _, _ := strings.Cut(t.Name(), "/")
-	o.Dir = filepath.Join(o.dir(), top)
-	if o.RecordDir != "" {
-		o.RecordDir = filepath.Join(o.RecordDir, top)
-	}
-	o.Update = o.Update || golden.Update()
-	r := o.Test(t.Context(), agent, c)
-	for _, p := range r.Problems {
-		t.Error(p.Text)
-	}
-	return r.Result
 }
 
 // dir is the folder of the goldens.

@@ -50,14 +50,14 @@ func TestFrontendToolRoundTrip(t *testing.T) {
 	}}
 	var got *harness.Result
 	recDir := t.TempDir()
-	harness.Options{Dir: t.TempDir(), RecordDir: recDir}.Run(t, harness.Func(chatAgent(false)), []harness.Case{{
+	harness.Run(t, harness.Func(chatAgent(false)), []harness.Case{{
 		Name:     "location",
 		Input:    harness.User("Where am I?"),
 		Script:   script,
 		Tools:    []harness.Tool{locationTool},
 		NoGolden: true,
-		Check:    func(t *testing.T, r *harness.Result) { got = r },
-	}})
+		Check:    func(t harness.T, r *harness.Result) { got = r },
+	}}, harness.Options{Dir: t.TempDir(), RecordDir: recDir})
 	require.NotNil(t, got)
 	require.Len(t, got.Runs, 2)
 	assert.Equal(t, "run-1", got.Runs[0].Input.RunID)
@@ -115,10 +115,10 @@ func TestMergedGoldenStableAcrossPlans(t *testing.T) {
 	}
 	// Write the goldens as -update does, then check them.
 	setUpdate(t, true)
-	harness.Options{Dir: dir}.Run(t, harness.Func(chatAgent(false)), cases)
+	harness.Run(t, harness.Func(chatAgent(false)), cases, harness.Options{Dir: dir})
 	setUpdate(t, false)
 	t.Run("check", func(t *testing.T) {
-		harness.Options{Dir: dir}.Run(t, harness.Func(chatAgent(false)), cases)
+		harness.Run(t, harness.Func(chatAgent(false)), cases, harness.Options{Dir: dir})
 	})
 
 	files, err := filepath.Glob(filepath.Join(dir, t.Name(), "*.golden"))
@@ -163,17 +163,17 @@ func TestHandlerAgent(t *testing.T) {
 			}
 		})
 	})
-	harness.Options{Dir: t.TempDir()}.Run(t, agent, []harness.Case{
+	harness.Run(t, agent, []harness.Case{
 		{Name: "hello", Input: harness.User("hi"), Script: scripted.Script{Turns: []scripted.Turn{{Text: "Hello!"}}}, NoGolden: true,
-			Check: func(t *testing.T, r *harness.Result) { assert.Equal(t, "Hello!", r.LastText()) }},
+			Check: func(t harness.T, r *harness.Result) { assert.Equal(t, "Hello!", r.LastText()) }},
 		{Name: "follow-up", Input: harness.Input{Messages: harness.User("hi").Messages, FollowUps: []string{"and again"}},
 			Script:   scripted.Script{Turns: []scripted.Turn{{Text: "Hello!"}, {Expect: scripted.Expect{LastUser: "again"}, Text: "Hello again!"}}},
 			NoGolden: true,
-			Check: func(t *testing.T, r *harness.Result) {
+			Check: func(t harness.T, r *harness.Result) {
 				assert.Len(t, r.Runs, 2)
 				assert.Equal(t, "Hello again!", r.LastText())
 			}},
-	})
+	}, harness.Options{Dir: t.TempDir()})
 	require.Len(t, baseURLs, 2)
 	assert.NotEqual(t, baseURLs[0], baseURLs[1], "each case has its own scripted server")
 	assert.True(t, strings.HasSuffix(baseURLs[0], "/v1"), baseURLs[0])
@@ -194,10 +194,10 @@ func TestStateIsApplied(t *testing.T) {
 		}
 		return nil
 	})
-	harness.Options{Dir: t.TempDir()}.Run(t, agent, []harness.Case{{
+	harness.Run(t, agent, []harness.Case{{
 		Name: "state", Input: harness.User("add b"), NoGolden: true,
-		Check: func(t *testing.T, r *harness.Result) { assert.JSONEq(t, `{"tasks":["a","b"]}`, string(r.State)) },
-	}})
+		Check: func(t harness.T, r *harness.Result) { assert.JSONEq(t, `{"tasks":["a","b"]}`, string(r.State)) },
+	}}, harness.Options{Dir: t.TempDir()})
 }
 
 // pong answers every run with the text "pong".
@@ -226,10 +226,10 @@ var pong = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 func TestURLAgent(t *testing.T) {
 	srv := httptest.NewServer(pong)
 	defer srv.Close()
-	harness.Options{Dir: t.TempDir()}.Run(t, harness.URL(srv.URL), []harness.Case{{
+	harness.Run(t, harness.URL(srv.URL), []harness.Case{{
 		Name: "ping", Input: harness.User("ping"), NoGolden: true,
-		Check: func(t *testing.T, r *harness.Result) { assert.Equal(t, "pong", r.LastText()) },
-	}})
+		Check: func(t harness.T, r *harness.Result) { assert.Equal(t, "pong", r.LastText()) },
+	}}, harness.Options{Dir: t.TempDir()})
 }
 
 // A CommandAgent's zero StartTimeout and Path wait the default time for
@@ -265,7 +265,7 @@ func failingAgent(message, code string) func(context.Context, harness.Env, agui.
 // the agent turns into RUN_ERROR is such a case.
 func TestWantError(t *testing.T) {
 	ran := false
-	harness.Options{Dir: t.TempDir()}.Run(t, harness.Func(chatAgent(false)), []harness.Case{{
+	harness.Run(t, harness.Func(chatAgent(false)), []harness.Case{{
 		Name:  "provider-down",
 		Input: harness.User("hi"),
 		Script: scripted.Script{Turns: []scripted.Turn{{
@@ -273,17 +273,17 @@ func TestWantError(t *testing.T) {
 		}}},
 		NoGolden:  true,
 		WantError: &harness.WantError{Message: `HTTP status 503\b.*overloaded`},
-		Check: func(t *testing.T, r *harness.Result) {
+		Check: func(t harness.T, r *harness.Result) {
 			ran = true
 			require.Len(t, r.Runs, 1)
 			assert.Empty(t, r.Runs[0].Violations)
 		},
-	}})
-	harness.Options{Dir: t.TempDir()}.Run(t, harness.Func(failingAgent("no", "")), []harness.Case{{
+	}}, harness.Options{Dir: t.TempDir()})
+	harness.Run(t, harness.Func(failingAgent("no", "")), []harness.Case{{
 		Name:      "any-error",
 		Input:     harness.User("hi"),
 		NoGolden:  true,
 		WantError: &harness.WantError{},
-	}})
+	}}, harness.Options{Dir: t.TempDir()})
 	assert.True(t, ran, "the case's Check ran")
 }

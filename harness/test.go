@@ -92,17 +92,20 @@ const (
 	ProblemGolden ProblemKind = "golden"
 	// ProblemRecording: the case's recording could not be written.
 	ProblemRecording ProblemKind = "recording"
+	// ProblemCheck: the case's Check reported a failure (under Test; under
+	// Run it reports on the test's t).
+	ProblemCheck ProblemKind = "check"
 )
 
 // Test runs case c against agent and returns what it produced and what is
 // wrong with it, as values: the core under Run, for the aguitest command,
 // examples and tests of the harness's own failure output. It does what
-// Run does for a case except call its Check, which takes a testing.T: it
-// serves the script from a fresh scripted LLM, starts the agent, posts the
+// Run does for a case: it serves the script from a fresh scripted LLM, starts the agent, posts the
 // input, reads and verifies the event stream, runs the frontend tools the
 // agent called and posts the next run until the conversation settles,
-// checks that the script was used up and compares the golden file, in
-// o.Dir itself (written when o.Update is set). ctx bounds the whole case.
+// checks that the script was used up, compares the golden file, in o.Dir
+// itself (written when o.Update is set), and runs the case's Check, whose
+// failures are problems too. ctx bounds the whole case.
 //
 // Test never stops at a problem where later checks still mean something,
 // and never panics on what the agent does; it is safe to call from several
@@ -216,6 +219,9 @@ func (o Options) test(ctx context.Context, rep *report, agent Agent, c Case) *Re
 		if err := golden.Check(o.dir(), goldenName(c.Name), golden.Marshal(entries), o.Update); err != nil {
 			rep.errorf(ProblemGolden, 0, "%v", err)
 		}
+	}
+	if c.Check != nil {
+		runCheck(ctx, rep, c, res)
 	}
 	return res
 }

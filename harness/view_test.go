@@ -65,14 +65,14 @@ func viewAgent(_ context.Context, _ harness.Env, in agui.RunAgentInput, emit fun
 // second, what Result.Messages and Result.State hold.
 func TestResultIsTheClientsView(t *testing.T) {
 	var res *harness.Result
-	harness.Options{Dir: t.TempDir()}.Run(t, harness.Func(viewAgent), []harness.Case{{
+	harness.Run(t, harness.Func(viewAgent), []harness.Case{{
 		Name:  "location",
 		Input: harness.User("Where am I?"),
 		Tools: []harness.Tool{{Name: "get_user_location", Run: func(context.Context, json.RawMessage) (string, error) { return "Seoul", nil }}},
-		Check: func(t *testing.T, r *harness.Result) { res = r },
+		Check: func(t harness.T, r *harness.Result) { res = r },
 		// The golden is not the point here.
 		NoGolden: true,
-	}})
+	}}, harness.Options{Dir: t.TempDir()})
 	require.NotNil(t, res)
 	require.Len(t, res.Runs, 2)
 
@@ -208,12 +208,12 @@ func TestClientWarningsChild(t *testing.T) {
 		}
 		return nil
 	})
-	harness.Options{Dir: t.TempDir()}.Run(t, agent, []harness.Case{{
+	harness.Run(t, agent, []harness.Case{{
 		Name: "warnings", Input: harness.User("hi"), NoGolden: true,
-		Check: func(t *testing.T, r *harness.Result) {
+		Check: func(t harness.T, r *harness.Result) {
 			if !strings.Contains(string(r.State), `"n":1`) {
 				t.Errorf("the client keeps its state when a patch fails; got %s", r.State)
 			}
 		},
-	}})
+	}}, harness.Options{Dir: t.TempDir()})
 }

@@ -46,7 +46,7 @@ func TestBridge(t *testing.T) {
 		opt  agent.TurnOptions
 	}{{"streamed", agent.TurnOptions{}}, {"buffered", agent.TurnOptions{Buffered: true}}} {
 		t.Run(mode.name, func(t *testing.T) {
-			harness.Options{Parallel: true}.Run(t, chatAgent(mode.opt), bridgetest.Cases(mode.name, plans, resultIDs))
+			harness.Run(t, chatAgent(mode.opt), bridgetest.Cases(mode.name, plans, resultIDs), harness.Options{Parallel: true})
 		})
 	}
 }

@@ -104,7 +104,7 @@ func TestMastraAgent(t *testing.T) {
 			Input:     harness.User("Hello?"),
 			Script:    scripted.Script{Turns: []scripted.Turn{{Fault: &scripted.Fault{Kind: scripted.FaultStatus, Status: 500, RetryAfter: "0", Always: true}}}},
 			WantError: &harness.WantError{Message: "The server had an error while processing your request"},
-			Check: func(t *testing.T, r *harness.Result) {
+			Check: func(t harness.T, r *harness.Result) {
 				if len(r.Requests) != 1 {
 					t.Errorf("%d requests, want 1", len(r.Requests))
 				}
@@ -116,7 +116,7 @@ func TestMastraAgent(t *testing.T) {
 			Name:   "parallel-" + p.name,
 			Input:  harness.User("Paris or Rome tomorrow?"),
 			Script: parallel(p.plan),
-			Check: func(t *testing.T, r *harness.Result) {
+			Check: func(t harness.T, r *harness.Result) {
 				if !strings.Contains(r.LastText(), "Rome is warmer") {
 					t.Errorf("last text %q", r.LastText())
 				}
@@ -124,7 +124,7 @@ func TestMastraAgent(t *testing.T) {
 		})
 	}
 	cases = append(cases, textAfterCalls())
-	harness.Options{Parallel: true}.Run(t, a, cases)
+	harness.Run(t, a, cases, harness.Options{Parallel: true})
 }
 
 // textAfterCalls is what aguitest found: when the model writes its text
@@ -141,7 +141,7 @@ func textAfterCalls() harness.Case {
 		Name:   "parallel-text-after",
 		Input:  harness.User("Paris or Rome tomorrow?"),
 		Script: parallel(scripted.Plan{Order: scripted.Order{By: scripted.Sequential, Text: scripted.TextAfter}}),
-		Check: func(t *testing.T, r *harness.Result) {
+		Check: func(t harness.T, r *harness.Result) {
 			// The ids of the stretches of text chunks, split by other events.
 			var stretches []string
 			last := ""

@@ -36,7 +36,7 @@ func TestGoAgent(t *testing.T) {
 		Name:     "weather",
 		Input:    harness.User("Weather in Seoul?"),
 		NoGolden: true,
-		Check: func(t *testing.T, r *harness.Result) {
+		Check: func(t harness.T, r *harness.Result) {
 			if got := r.Messages[len(r.Messages)-1]; got.Role != agui.RoleTool || got.Content.Text != `{"tempC":21}` {
 				t.Errorf("last message: got %+v, want the tool's result", got)
 			}

@@ -63,5 +63,5 @@ func TestAgentOverProtobuf(t *testing.T) {
 		Script:   scripted.Script{Turns: []scripted.Turn{{Text: "Three tasks."}}},
 		NoGolden: true,
 	}}
-	harness.Options{Accept: agui.MediaTypeProto}.Run(t, agent, cases)
+	harness.Run(t, agent, cases, harness.Options{Accept: agui.MediaTypeProto})
 }

@@ -152,7 +152,7 @@ func Cases(name string, plans []Plan, resultIDs []string) []harness.Case {
 			Script:   Script(p.Plan, resultIDs),
 			Tools:    Tools,
 			NoGolden: true,
-			Check: func(t *testing.T, r *harness.Result) {
+			Check: func(t harness.T, r *harness.Result) {
 				t.Helper()
 				if len(r.Runs) != 2 {
 					t.Errorf("runs: got %d, want 2", len(r.Runs))
@@ -182,7 +182,7 @@ func Cases(name string, plans []Plan, resultIDs []string) []harness.Case {
 
 // wholeAnswer checks what the client assembled from the first run: the
 // reasoning and the text verbatim, each call with its exact arguments.
-func wholeAnswer(t *testing.T, r *harness.Result) {
+func wholeAnswer(t harness.T, r *harness.Result) {
 	t.Helper()
 	want := map[string]int{}
 	for _, c := range Calls {
