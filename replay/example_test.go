@@ -11,7 +11,7 @@ import (
 	"github.com/aguitest/aguitest/replay"
 )
 
-func ExampleHandler() {
+func ExampleNewServer() {
 	rec, err := replay.Load("../recorder/testdata/weather.jsonl")
 	if err != nil {
 		panic(err)
@@ -40,6 +40,15 @@ func ExampleHandler() {
 		}
 		fmt.Println(e.Type())
 	}
+
+	// A request too many is refused, and Check says so.
+	again, err := http.Post(srv.URL, "application/json", strings.NewReader(`{"threadId":"thread-1","runId":"run-2"}`))
+	if err != nil {
+		panic(err)
+	}
+	again.Body.Close()
+	fmt.Println(again.Status)
+	fmt.Println(srv.Check())
 	// Output:
 	// RUN_STARTED
 	// TEXT_MESSAGE_START
@@ -51,6 +60,8 @@ func ExampleHandler() {
 	// TOOL_CALL_ARGS "\"Paris\"}"
 	// TOOL_CALL_END
 	// RUN_FINISHED
+	// 409 Conflict
+	// 1 request was refused: no run was left to serve (1 run, Loop off)
 }
 
 func ExampleRuns() {

@@ -126,7 +126,7 @@ func (s *Server) Check() error {
 	defer s.mu.Unlock()
 	var errs []error
 	if s.refused > 0 {
-		errs = append(errs, fmt.Errorf("%s refused: all %s had been served", words.Count(s.refused, "request was", "requests were"), words.Count(len(s.runs), "run", "runs")))
+		errs = append(errs, fmt.Errorf("%s refused: no run was left to serve (%s, Loop off)", words.Count(s.refused, "request was", "requests were"), words.Count(len(s.runs), "run", "runs")))
 	}
 	for i, r := range s.runs {
 		if !s.ever[i] {

@@ -191,7 +191,7 @@ func TestHandlerRunSelection(t *testing.T) {
 	if len(s.Unserved()) != 0 {
 		t.Errorf("unserved: %v", s.Unserved())
 	}
-	if err := s.Check(); err == nil || err.Error() != "1 request was refused: all 3 runs had been served" {
+	if err := s.Check(); err == nil || err.Error() != "1 request was refused: no run was left to serve (3 runs, Loop off)" {
 		t.Errorf("Check() = %v", err)
 	}
 
