@@ -436,7 +436,9 @@ func TestSSEEncoderHTTPFlush(t *testing.T) {
 	}
 }
 
-func BenchmarkSSEDecode(b *testing.B) {
+// benchStream is about 4 MiB of a sample event stream.
+func benchStream(b *testing.B) []byte {
+	b.Helper()
 	sample, err := os.ReadFile("testdata/streams/parallel.sse")
 	if err != nil {
 		b.Fatal(err)
@@ -445,6 +447,11 @@ func BenchmarkSSEDecode(b *testing.B) {
 	for len(stream) < 4<<20 {
 		stream = append(stream, sample...)
 	}
+	return stream
+}
+
+func BenchmarkSSEDecode(b *testing.B) {
+	stream := benchStream(b)
 	b.SetBytes(int64(len(stream)))
 	b.ReportAllocs()
 	for b.Loop() {
@@ -486,14 +493,7 @@ func TestSSEEncodeMessageIDs(t *testing.T) {
 }
 
 func BenchmarkSSEDecodeEvents(b *testing.B) {
-	sample, err := os.ReadFile("testdata/streams/parallel.sse")
-	if err != nil {
-		b.Fatal(err)
-	}
-	var stream []byte
-	for len(stream) < 4<<20 {
-		stream = append(stream, sample...)
-	}
+	stream := benchStream(b)
 	b.SetBytes(int64(len(stream)))
 	for b.Loop() {
 		d := NewSSEDecoder(bytes.NewReader(stream))

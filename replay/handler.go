@@ -235,25 +235,49 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // when ctx is done or a write fails.
 func Stream(ctx context.Context, w io.Writer, run *Run, opt Options) error {
 	if opt.Encoding == agui.EncodingProto {
-		return streamProto(ctx, w, run, opt)
+		enc := agui.NewProtoEncoder(w)
+		return paced(ctx, run, opt, func(i int, e Event) error {
+			switch {
+			case e.Frame != nil:
+				return enc.EncodeFrame(e.Frame) // as recorded
+			case e.Data != "":
+				opt.lose(run, i, errors.New("recorded data that is not an AG-UI event: not sent in protobuf"))
+				return nil
+			}
+			err := enc.Encode(e.Event)
+			if errors.Is(err, agui.ErrNoProtoForm) {
+				opt.lose(run, i, err)
+				return nil
+			}
+			if ls := enc.Losses(); err == nil && ls != nil {
+				opt.lose(run, i, &agui.LossError{Type: e.Event.Type(), Losses: ls})
+			}
+			return err
+		})
 	}
 	enc := agui.NewSSEEncoder(w)
+	return paced(ctx, run, opt, func(i int, e Event) error {
+		switch {
+		case e.Data != "":
+			return enc.EncodeMessage(agui.SSEMessage{Data: []byte(e.Data), Retry: -1})
+		case len(e.Event.Raw()) == 0:
+			opt.lose(run, i, errors.New("a protobuf frame that holds no event: not sent in server-sent events"))
+			return nil
+		}
+		return enc.Encode(e.Event)
+	})
+}
+
+// paced hands send each event of run at its recorded offset, scaled by
+// opt.Speed, and stops at the first error or when ctx is done.
+func paced(ctx context.Context, run *Run, opt Options, send func(i int, e Event) error) error {
 	var prev time.Duration
 	for i, e := range run.Events {
 		if err := wait(ctx, opt.Clock, opt.Speed, e.Offset-prev); err != nil {
 			return err
 		}
 		prev = e.Offset
-		var err error
-		switch {
-		case e.Data != "":
-			err = enc.EncodeMessage(agui.SSEMessage{Data: []byte(e.Data), Retry: -1})
-		case len(e.Event.Raw()) == 0:
-			opt.lose(run, i, errors.New("a protobuf frame that holds no event: not sent in server-sent events"))
-		default:
-			err = enc.Encode(e.Event)
-		}
-		if err != nil {
+		if err := send(i, e); err != nil {
 			return err
 		}
 	}
@@ -264,35 +288,4 @@ func (o *Options) lose(run *Run, i int, err error) {
 	if o.OnLoss != nil {
 		o.OnLoss(run, i, err)
 	}
-}
-
-// streamProto writes the run as protobuf frames.
-func streamProto(ctx context.Context, w io.Writer, run *Run, opt Options) error {
-	enc := agui.NewProtoEncoder(w)
-	var prev time.Duration
-	for i, e := range run.Events {
-		if err := wait(ctx, opt.Clock, opt.Speed, e.Offset-prev); err != nil {
-			return err
-		}
-		prev = e.Offset
-		var err error
-		switch {
-		case e.Frame != nil:
-			err = enc.EncodeFrame(e.Frame) // as recorded
-		case e.Data != "":
-			opt.lose(run, i, errors.New("recorded data that is not an AG-UI event: not sent in protobuf"))
-		default:
-			err = enc.Encode(e.Event)
-			if errors.Is(err, agui.ErrNoProtoForm) {
-				opt.lose(run, i, err)
-				err = nil
-			} else if ls := enc.Losses(); err == nil && ls != nil {
-				opt.lose(run, i, &agui.LossError{Type: e.Event.Type(), Losses: ls})
-			}
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return nil
 }

@@ -108,6 +108,14 @@ type answer struct {
 	extra  any // what the wire's decoder kept for the answer
 }
 
+// delay is the plan's wait before chunk i.
+func (a *answer) delay(i int) time.Duration {
+	if i == 0 {
+		return time.Duration(a.plan.First)
+	}
+	return time.Duration(a.plan.Every)
+}
+
 // take records req and returns the next turn's answer, or an error (a
 // request beyond the script, one that fails the turn's Expect, or a turn
 // the request's wire cannot express). The chunks end with a usage chunk.
@@ -271,11 +279,7 @@ func (m *Model) Stream(ctx context.Context, req Request) (iter.Seq2[Chunk, error
 			if i == len(a.chunks) {
 				return
 			}
-			d := a.plan.Every
-			if i == 0 {
-				d = a.plan.First
-			}
-			if err := m.clock.Sleep(ctx, time.Duration(d)); err != nil {
+			if err := m.clock.Sleep(ctx, a.delay(i)); err != nil {
 				yield(Chunk{}, err)
 				return
 			}

@@ -314,13 +314,9 @@ func (h *handler) stream(ctx context.Context, w http.ResponseWriter, a *answer, 
 		if i == len(a.chunks) {
 			break
 		}
-		d := a.plan.Every
-		if i == 0 {
-			d = a.plan.First
-		}
-		if d > 0 {
+		if d := a.delay(i); d > 0 {
 			_ = rc.Flush()
-			if h.m.clock.Sleep(ctx, time.Duration(d)) != nil {
+			if h.m.clock.Sleep(ctx, d) != nil {
 				return
 			}
 		}
@@ -364,11 +360,7 @@ func (h *handler) complete(ctx context.Context, w http.ResponseWriter, a *answer
 	}
 	var d time.Duration
 	for i := range a.chunks {
-		if i == 0 {
-			d += time.Duration(a.plan.First)
-		} else {
-			d += time.Duration(a.plan.Every)
-		}
+		d += a.delay(i)
 	}
 	if h.m.clock.Sleep(ctx, d) != nil {
 		return

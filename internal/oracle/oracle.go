@@ -3,6 +3,9 @@
 package oracle
 
 import (
+	"bufio"
+	"bytes"
+	"encoding/json"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -34,4 +37,40 @@ func Dir(t testing.TB, what string) string {
 		t.Skipf("skipping %s: %s", what, missing)
 	}
 	return dir
+}
+
+// Run runs node on script in dir, one input a line on its standard input,
+// and decodes one JSON result a line from its output into R. It fails t
+// when node fails, a line is not JSON, or there is not one result per
+// input.
+func Run[R any](t testing.TB, dir, script string, inputs [][]byte) []R {
+	t.Helper()
+	var in bytes.Buffer
+	for _, s := range inputs {
+		in.Write(s)
+		in.WriteByte('\n')
+	}
+	cmd := exec.Command("node", filepath.Join(dir, script))
+	cmd.Dir = dir
+	cmd.Stdin = &in
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("%s: %v\n%s", script, err, stderr.Bytes())
+	}
+	var res []R
+	sc := bufio.NewScanner(bytes.NewReader(out))
+	sc.Buffer(nil, 256<<20)
+	for sc.Scan() {
+		var r R
+		if err := json.Unmarshal(sc.Bytes(), &r); err != nil {
+			t.Fatalf("%s output: %v", script, err)
+		}
+		res = append(res, r)
+	}
+	if len(res) != len(inputs) {
+		t.Fatalf("%s returned %d results for %d inputs", script, len(res), len(inputs))
+	}
+	return res
 }
