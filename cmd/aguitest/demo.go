@@ -198,14 +198,8 @@ func (d *demo) run() int {
 	if report.Failed() {
 		status = 1
 	}
-	for _, g := range []struct {
-		name string
-		view golden.View
-	}{{"wire", golden.Wire}, {"merged", golden.Merged}} {
-		text := golden.Marshal(golden.Normalizer{}.NormalizeRuns([]golden.Run{{Input: &input, Events: events}}, g.view))
-		if err := os.WriteFile(filepath.Join(d.dir, g.name+".golden"), text, 0o644); err != nil {
-			return d.fail(err)
-		}
+	if err := d.writeGoldens(report.Result); err != nil {
+		return d.fail(err)
 	}
 	// The recording must read back with the same events.
 	src, err := readSource(recPath, nil, agui.Strict)
@@ -216,9 +210,32 @@ func (d *demo) run() int {
 		fmt.Fprintf(d.stdout, "%s\n", d.pal.red(fmt.Sprintf("the recording holds %d events, the client read %d", got, len(events))))
 		status = 1
 	}
+	d.summary(status, len(events), violations, recPath)
+	return status
+}
 
+// writeGoldens writes the case's goldens in both views.
+func (d *demo) writeGoldens(res *harness.Result) error {
+	runs := make([]golden.Run, len(res.Runs))
+	for i := range res.Runs {
+		runs[i] = golden.Run{Input: &res.Runs[i].Input, Events: res.Runs[i].Events}
+	}
+	for _, g := range []struct {
+		name string
+		view golden.View
+	}{{"wire", golden.Wire}, {"merged", golden.Merged}} {
+		text := golden.Marshal(golden.Normalizer{}.NormalizeRuns(runs, g.view))
+		if err := os.WriteFile(filepath.Join(d.dir, g.name+".golden"), text, 0o644); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// summary says how the run went, what was written, and what to try next.
+func (d *demo) summary(status, events, violations int, recPath string) {
 	fmt.Fprintln(d.stdout)
-	summary := fmt.Sprintf("%s: %s, %s", map[bool]string{true: "ok", false: "FAILED"}[status == 0], plural(len(events), "event"), plural(violations, "violation"))
+	summary := fmt.Sprintf("%s: %s, %s", map[bool]string{true: "ok", false: "FAILED"}[status == 0], plural(events, "event"), plural(violations, "violation"))
 	if status == 0 {
 		summary = d.pal.green(summary)
 	} else {
@@ -241,7 +258,6 @@ func (d *demo) run() int {
 	} {
 		fmt.Fprintf(d.stdout, "  %s\n", line)
 	}
-	return status
 }
 
 // teeBody serves with its handler and copies what it writes to the
