@@ -1,14 +1,12 @@
 package harness_test
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"encoding/base64"
 	"encoding/json"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -127,18 +125,7 @@ func clientAfter(t *testing.T, dir string, history []agui.Message, state json.Ra
 	require.NoError(t, err)
 	line, err := json.Marshal(map[string]any{"body": base64.StdEncoding.EncodeToString(body.Bytes()), "messages": json.RawMessage(msgs), "state": state})
 	require.NoError(t, err)
-	cmd := exec.Command("node", filepath.Join(dir, "httpagent.mjs"))
-	cmd.Dir = dir
-	cmd.Stdin = bytes.NewReader(append(line, '\n'))
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	out, err := cmd.Output()
-	require.NoError(t, err, "node: %s", stderr.Bytes())
-	var r clientResult
-	sc := bufio.NewScanner(bytes.NewReader(out))
-	sc.Buffer(nil, 64<<20)
-	require.True(t, sc.Scan(), "no answer from httpagent.mjs")
-	require.NoError(t, json.Unmarshal(sc.Bytes(), &r))
+	r := oracle.Run[clientResult](t, dir, "httpagent.mjs", [][]byte{line})[0]
 	require.True(t, r.OK, "the client rejects the run: %s", r.Error)
 	return r
 }

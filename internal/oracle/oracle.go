@@ -6,6 +6,7 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -41,10 +42,20 @@ func Dir(t testing.TB, what string) string {
 
 // Run runs node on script in dir, one input a line on its standard input,
 // and decodes one JSON result a line from its output into R. It fails t
-// when node fails, a line is not JSON, or there is not one result per
-// input.
+// when Lines returns an error.
 func Run[R any](t testing.TB, dir, script string, inputs [][]byte) []R {
 	t.Helper()
+	res, err := Lines[R](dir, script, inputs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res
+}
+
+// Lines is Run returning its error: node failed (its standard error
+// says why), a line is not JSON, or there is not one result per input.
+// It may be called from any goroutine.
+func Lines[R any](dir, script string, inputs [][]byte) ([]R, error) {
 	var in bytes.Buffer
 	for _, s := range inputs {
 		in.Write(s)
@@ -57,7 +68,7 @@ func Run[R any](t testing.TB, dir, script string, inputs [][]byte) []R {
 	cmd.Stderr = &stderr
 	out, err := cmd.Output()
 	if err != nil {
-		t.Fatalf("%s: %v\n%s", script, err, stderr.Bytes())
+		return nil, fmt.Errorf("%s: %v\n%s", script, err, stderr.Bytes())
 	}
 	var res []R
 	sc := bufio.NewScanner(bytes.NewReader(out))
@@ -65,12 +76,12 @@ func Run[R any](t testing.TB, dir, script string, inputs [][]byte) []R {
 	for sc.Scan() {
 		var r R
 		if err := json.Unmarshal(sc.Bytes(), &r); err != nil {
-			t.Fatalf("%s output: %v", script, err)
+			return nil, fmt.Errorf("%s output: %v", script, err)
 		}
 		res = append(res, r)
 	}
 	if len(res) != len(inputs) {
-		t.Fatalf("%s returned %d results for %d inputs", script, len(res), len(inputs))
+		return nil, fmt.Errorf("%s returned %d results for %d inputs", script, len(res), len(inputs))
 	}
-	return res
+	return res, nil
 }
