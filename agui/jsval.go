@@ -240,62 +240,13 @@ func decodeJS(data []byte, i int) (any, int) {
 }
 
 // decodeString decodes a valid JSON string literal (with its quotes) to
-// WTF-8.
+// WTF-8: a lone surrogate escape is kept, as a JavaScript string keeps it.
 func decodeString(s []byte) string {
 	body := s[1 : len(s)-1]
 	if !slices.Contains(body, '\\') {
 		return string(body)
 	}
-	var units []uint16 // pending escaped code units
-	var b []byte
-	flush := func() {
-		for len(units) > 0 {
-			u := units[0]
-			if utf16.IsSurrogate(rune(u)) && u < 0xDC00 && len(units) > 1 && units[1] >= 0xDC00 && units[1] <= 0xDFFF {
-				b = utf8.AppendRune(b, utf16.DecodeRune(rune(u), rune(units[1])))
-				units = units[2:]
-				continue
-			}
-			b = appendUnit(b, u)
-			units = units[1:]
-		}
-	}
-	for i := 0; i < len(body); {
-		c := body[i]
-		if c != '\\' {
-			flush()
-			j := i + 1
-			for j < len(body) && body[j] != '\\' {
-				j++
-			}
-			b = append(b, body[i:j]...)
-			i = j
-			continue
-		}
-		if body[i+1] == 'u' {
-			units = append(units, hex4(body[i+2:i+6]))
-			i += 6
-			continue
-		}
-		flush()
-		switch body[i+1] {
-		case 'b':
-			b = append(b, '\b')
-		case 'f':
-			b = append(b, '\f')
-		case 'n':
-			b = append(b, '\n')
-		case 'r':
-			b = append(b, '\r')
-		case 't':
-			b = append(b, '\t')
-		default: // '"', '\\', '/'
-			b = append(b, body[i+1])
-		}
-		i += 2
-	}
-	flush()
-	return string(b)
+	return string(appendDecoded(make([]byte, 0, len(body)), s, true))
 }
 
 // appendUnit appends one UTF-16 code unit: a surrogate in its three-byte
