@@ -14,22 +14,43 @@ import (
 	"testing"
 )
 
-// Dir returns the folder holding the reference client's npm packages. When
-// node or the packages are missing it skips the test, naming what is
-// missing and how to install it; under CI (CI set) it fails instead, since
-// there these tests must run. what names the test in that message.
+// Dir returns the folder holding the reference client's npm packages, or
+// skips t as Need does; what names the test.
 func Dir(t testing.TB, what string) string {
+	t.Helper()
+	return Need(t, here(t), "@ag-ui/client", what)
+}
+
+// here is this package's folder, internal/oracle.
+func here(t testing.TB) string {
 	t.Helper()
 	_, file, _, ok := runtime.Caller(0)
 	if !ok {
 		t.Fatal("oracle: cannot locate the oracle folder")
 	}
-	dir := filepath.Dir(file)
+	return filepath.Dir(file)
+}
+
+// Need returns dir, made absolute, when node is on PATH and the npm
+// package pkg is installed in dir's node_modules. Otherwise it skips t,
+// naming what is missing and how to install it; under CI (CI set) it
+// fails instead, since there these tests must run. what names the test in
+// that message.
+func Need(t testing.TB, dir, pkg, what string) string {
+	t.Helper()
+	dir, err := filepath.Abs(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
 	missing := ""
 	if _, err := exec.LookPath("node"); err != nil {
 		missing = "node is not on PATH"
-	} else if _, err := os.Stat(filepath.Join(dir, "node_modules", "@ag-ui", "client")); err != nil {
-		missing = "the oracle's npm packages are not installed (run: npm ci --prefix internal/oracle)"
+	} else if _, err := os.Stat(filepath.Join(dir, "node_modules", pkg)); err != nil {
+		prefix := dir
+		if rel, err := filepath.Rel(filepath.Dir(filepath.Dir(here(t))), dir); err == nil {
+			prefix = rel
+		}
+		missing = fmt.Sprintf("the npm packages are not installed (run: npm ci --prefix %s)", prefix)
 	}
 	if missing != "" {
 		if os.Getenv("CI") != "" {
