@@ -10,6 +10,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/aguitest/aguitest/agui"
+	"github.com/aguitest/aguitest/internal/jsonx"
 )
 
 // Format is the value of the header's "format" field: what marks a file as
@@ -215,7 +216,7 @@ type line struct {
 
 // appendRecord appends r as one line of JSON ending in "\n".
 func appendRecord(b []byte, r Record) ([]byte, error) {
-	if r.Kind == KindEvent && r.Event != nil && r.Data == "" && r.Frame == nil && (r.valid || oneLine(r.Event) && (r.hasEv || validJSON(r.Event))) {
+	if r.Kind == KindEvent && r.Event != nil && r.Data == "" && r.Frame == nil && (r.valid || oneLine(r.Event) && (r.hasEv || jsonx.Check(r.Event) == nil)) {
 		// The common case, written by hand to keep the event's bytes as
 		// they are (encoding/json would compact and re-escape them).
 		return appendEventLine(b, r.Run, r.Offset, r.Event), nil
@@ -231,7 +232,7 @@ func appendRecord(b []byte, r Record) ([]byte, error) {
 	l := line{Kind: r.Kind, Run: r.Run, US: r.Offset.Microseconds(), Request: r.Request, Exchange: r.Exchange, End: r.End}
 	if r.Kind == KindEvent {
 		l.Frame = r.Frame
-		if r.Frame != nil && r.Data == "" && (r.Event == nil || oneLine(r.Event) && validJSON(r.Event)) {
+		if r.Frame != nil && r.Data == "" && (r.Event == nil || oneLine(r.Event) && jsonx.Check(r.Event) == nil) {
 			l.Event = r.Event
 		} else {
 			// An event with line breaks, or data that is not an event:
@@ -282,44 +283,9 @@ func marshal(v any) ([]byte, error) {
 	return bytes.TrimSuffix(buf.Bytes(), []byte("\n")), nil
 }
 
-const hexDigits = "0123456789abcdef"
-
-// appendString appends s as a JSON string. Invalid UTF-8 becomes U+FFFD, as
-// encoding/json does.
-func appendString(b []byte, s string) []byte {
-	b = append(b, '"')
-	for i := 0; i < len(s); {
-		c := s[i]
-		if c < utf8.RuneSelf {
-			switch {
-			case c == '"' || c == '\\':
-				b = append(b, '\\', c)
-			case c == '\n':
-				b = append(b, '\\', 'n')
-			case c == '\r':
-				b = append(b, '\\', 'r')
-			case c == '\t':
-				b = append(b, '\\', 't')
-			case c < 0x20:
-				b = append(b, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xf])
-			default:
-				b = append(b, c)
-			}
-			i++
-			continue
-		}
-		r, size := utf8.DecodeRuneInString(s[i:])
-		if r == utf8.RuneError && size == 1 {
-			b = append(b, `\ufffd`...)
-		} else if r == '\u2028' || r == '\u2029' {
-			b = append(b, '\\', 'u', '2', '0', '2', hexDigits[r&0xf])
-		} else {
-			b = append(b, s[i:i+size]...)
-		}
-		i += size
-	}
-	return append(b, '"')
-}
+// appendString appends s as a JSON string, the module's one way
+// (jsonx.AppendQuote).
+func appendString(b []byte, s string) []byte { return jsonx.AppendQuote(b, s) }
 
 // eventPrefix starts every event record this package writes.
 var eventPrefix = []byte(`{"kind":"event","run":"`)

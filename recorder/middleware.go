@@ -19,6 +19,8 @@ import (
 	"time"
 
 	"github.com/aguitest/aguitest/agui"
+	"github.com/aguitest/aguitest/clock"
+	"github.com/aguitest/aguitest/internal/jsonx"
 )
 
 // DefaultBufferSize is the bytes a run may have waiting for storage when
@@ -67,8 +69,9 @@ type Config struct {
 	// to those named. Credential headers are never recorded.
 	HeaderAllowlist []string
 
-	// Clock returns the current time; nil means time.Now.
-	Clock func() time.Time
+	// Clock stamps the records' offsets and names the files; nil means
+	// the real clock.
+	Clock clock.Clock
 	// OnError is called (from a background goroutine) when storage fails,
 	// and by Middleware when Dir cannot be created. Nil logs each failure
 	// with slog.Default at level Error.
@@ -150,9 +153,7 @@ func Middleware(next http.Handler, cfg Config) *Handler {
 	if cfg.BufferSize <= 0 {
 		cfg.BufferSize = DefaultBufferSize
 	}
-	if cfg.Clock == nil {
-		cfg.Clock = time.Now
-	}
+	cfg.Clock = clock.Or(cfg.Clock)
 	if cfg.FlushInterval <= 0 {
 		cfg.FlushInterval = DefaultFlushInterval
 	}
@@ -199,7 +200,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	h.runs.Add(1)
-	rn := &run{h: h, seq: h.seq.Add(1), start: h.cfg.Clock(), wake: make(chan struct{}, 1), urgent: make(chan struct{}, 1)}
+	rn := &run{h: h, seq: h.seq.Add(1), start: h.cfg.Clock.Now(), wake: make(chan struct{}, 1), urgent: make(chan struct{}, 1)}
 	var body []byte
 	if r.Body != nil && r.Body != http.NoBody {
 		var err error
@@ -295,7 +296,7 @@ type run struct {
 	last       []byte // the last event's JSON
 	lines      []byte // encoded records waiting to be written
 	nlines     int
-	sse        sseSplitter
+	sse        agui.SSEParser
 	proto      protoSplitter
 	enc        agui.Encoding // "" until the first response bytes
 }
@@ -309,7 +310,7 @@ func (rn *run) signal() {
 
 // tee copies response bytes for recording without ever blocking on storage.
 func (rn *run) tee(p []byte) {
-	at := rn.h.cfg.Clock()
+	at := rn.h.cfg.Clock.Now()
 	rn.mu.Lock()
 	rn.bytes += int64(len(p))
 	if rn.queued+len(p) > rn.h.cfg.BufferSize {
@@ -357,7 +358,7 @@ func (rn *run) addRecord(r Record, size int) {
 		rn.h.droppedRecords.Add(1)
 		return
 	}
-	rn.queue = append(rn.queue, item{at: rn.h.cfg.Clock(), rec: &r})
+	rn.queue = append(rn.queue, item{at: rn.h.cfg.Clock.Now(), rec: &r})
 	rn.queued += size
 	rn.mu.Unlock()
 	rn.signal()
@@ -494,9 +495,9 @@ func (rn *run) process(it *item) {
 		return
 	}
 	if it.gap {
-		rn.sse.gap()
+		rn.sse.Gap()
 	}
-	rn.sse.feed(it.data, func(data []byte) { rn.event(data, it.at) })
+	rn.sse.Feed(it.data, func(m agui.SSEMessage) { rn.event(m.Data, it.at) })
 }
 
 // encoding tells the response's encoding by its Content-Type, or by its
@@ -546,7 +547,7 @@ func (rn *run) event(data []byte, at time.Time) {
 	off := at.Sub(rn.start)
 	// Validating is enough here (parsing costs twice as much); the type of
 	// the last event, which decides the outcome, is read at the end.
-	if len(data) == 0 || data[0] != '{' || !oneLine(data) || !validJSON(data) {
+	if len(data) == 0 || data[0] != '{' || !oneLine(data) || jsonx.Check(data) != nil {
 		rn.add(Record{Kind: KindEvent, Run: rn.id, Offset: off, Data: string(rn.h.cfg.Redact.Text(data))})
 		return
 	}
@@ -676,9 +677,9 @@ func safeName(s string) string {
 
 func (rn *run) end() {
 	if rn.enc == agui.EncodingProto {
-		rn.proto.end(func(f frame) { rn.frame(f, rn.h.cfg.Clock()) })
+		rn.proto.end(func(f frame) { rn.frame(f, rn.h.cfg.Clock.Now()) })
 	} else {
-		rn.sse.end(func(data []byte) { rn.event(data, rn.h.cfg.Clock()) })
+		rn.sse.End(func(m agui.SSEMessage) { rn.event(m.Data, rn.h.cfg.Clock.Now()) })
 	}
 	rn.mu.Lock()
 	end := &End{Status: rn.status, ContentType: rn.ctype, Bytes: rn.bytes, Events: rn.events, Dropped: rn.dropped, Limited: rn.limited}
@@ -698,7 +699,7 @@ func (rn *run) end() {
 	if rn.storageErr {
 		end.Error = strings.TrimPrefix(end.Error+"; storage failed", "; ")
 	}
-	rn.add(Record{Kind: KindEnd, Run: rn.id, Offset: rn.h.cfg.Clock().Sub(rn.start), End: end})
+	rn.add(Record{Kind: KindEnd, Run: rn.id, Offset: rn.h.cfg.Clock.Now().Sub(rn.start), End: end})
 	rn.flush()
 	if rn.ownW && rn.w != nil {
 		if err := rn.w.Close(); err != nil && !rn.storageErr {
