@@ -29,6 +29,7 @@ func (s socket) Flush()                      { _ = s.w.Flush() }
 
 // dial returns a socket whose other end is read and discarded.
 func dial(b *testing.B) socket {
+	b.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		b.Fatal(err)

@@ -39,6 +39,7 @@ func start(t *testing.T, opt agent.Options) (*agent.Run, *recorder) {
 }
 
 func must[T any](t *testing.T) func(v T, err error) T {
+	t.Helper()
 	return func(v T, err error) T {
 		t.Helper()
 		if err != nil {

@@ -43,6 +43,7 @@ func benchRun(run int) []string {
 }
 
 func benchEvents(b *testing.B, runs int) []Event {
+	b.Helper()
 	var evs []Event
 	for r := range runs {
 		evs = append(evs, events(b, benchRun(r)...)...)

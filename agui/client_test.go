@@ -1,7 +1,6 @@
 package agui
 
 import (
-	"bufio"
 	"bytes"
 	"encoding/base64"
 	"encoding/json"
@@ -10,12 +9,12 @@ import (
 	"io"
 	"math/rand/v2"
 	"os"
-	"os/exec"
-	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/aguitest/aguitest/internal/oracle"
 )
 
 // The differential test of the reference profile against the whole client:
@@ -80,36 +79,15 @@ type httpCase struct {
 // runHTTPAgent runs HttpAgent on each body and returns its results.
 func runHTTPAgent(t testing.TB, dir string, cases []httpCase) []httpAgentResult {
 	t.Helper()
-	var in bytes.Buffer
-	enc := json.NewEncoder(&in)
-	for _, c := range cases {
-		if err := enc.Encode(c); err != nil {
+	inputs := make([][]byte, len(cases))
+	for i, c := range cases {
+		b, err := json.Marshal(c)
+		if err != nil {
 			t.Fatal(err)
 		}
+		inputs[i] = b
 	}
-	cmd := exec.Command("node", filepath.Join(dir, "httpagent.mjs"))
-	cmd.Dir = dir
-	cmd.Stdin = &in
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	out, err := cmd.Output()
-	if err != nil {
-		t.Fatalf("httpagent.mjs: %v\n%s", err, stderr.Bytes())
-	}
-	var res []httpAgentResult
-	sc := bufio.NewScanner(bytes.NewReader(out))
-	sc.Buffer(nil, 256<<20)
-	for sc.Scan() {
-		var r httpAgentResult
-		if err := json.Unmarshal(sc.Bytes(), &r); err != nil {
-			t.Fatalf("httpagent.mjs output: %v", err)
-		}
-		res = append(res, r)
-	}
-	if len(res) != len(cases) {
-		t.Fatalf("httpagent.mjs returned %d results for %d cases", len(res), len(cases))
-	}
-	return res
+	return oracle.Run[httpAgentResult](t, dir, "httpagent.mjs", inputs)
 }
 
 // clientVerdict reads body as the client does and returns the first
@@ -117,22 +95,9 @@ func runHTTPAgent(t testing.TB, dir string, cases []httpCase) []httpAgentResult 
 // it). The response rules are left out: the reference client accepts an
 // empty body, which aguitest never does.
 func clientVerdict(body []byte) (*Violation, error) {
-	r := NewReader(bytes.NewReader(body), "body")
 	v := NewVerifier(Options{Profile: Reference})
-	for {
-		e, err := r.Next()
-		if err == io.EOF {
-			break
-		}
-		var fe *FrameError
-		if errors.As(err, &fe) {
-			v.PushFrame(fe)
-			continue
-		}
-		if err != nil {
-			return nil, err
-		}
-		v.Push(e)
+	if err := readInto(NewReader(bytes.NewReader(body), "body"), v); err != nil {
+		return nil, err
 	}
 	v.Finish()
 	for _, vi := range v.Violations() {
@@ -142,6 +107,26 @@ func clientVerdict(body []byte) (*Violation, error) {
 		return &vi, nil
 	}
 	return nil, nil
+}
+
+// readInto reads r to its end into v as the client reads it, frames it
+// cannot read included, and returns what made the input unreadable.
+func readInto(r *Reader, v *Verifier) error {
+	for {
+		e, err := r.Next()
+		if err == io.EOF {
+			return nil
+		}
+		var fe *FrameError
+		if errors.As(err, &fe) {
+			v.PushFrame(fe)
+			continue
+		}
+		if err != nil {
+			return err
+		}
+		v.Push(e)
+	}
 }
 
 var (

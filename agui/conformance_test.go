@@ -1,13 +1,10 @@
 package agui
 
 import (
-	"bufio"
-	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"os/exec"
-	"path/filepath"
 	"reflect"
 	"testing"
 
@@ -49,34 +46,7 @@ func needOracle(t testing.TB) string {
 
 func runOracle(t testing.TB, dir string, streams [][]byte) []oracleResult {
 	t.Helper()
-	var in bytes.Buffer
-	for _, s := range streams {
-		in.Write(s)
-		in.WriteByte('\n')
-	}
-	cmd := exec.Command("node", filepath.Join(dir, "run.mjs"))
-	cmd.Dir = dir
-	cmd.Stdin = &in
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	out, err := cmd.Output()
-	if err != nil {
-		t.Fatalf("oracle: %v\n%s", err, stderr.Bytes())
-	}
-	var res []oracleResult
-	sc := bufio.NewScanner(bytes.NewReader(out))
-	sc.Buffer(nil, 64<<20)
-	for sc.Scan() {
-		var r oracleResult
-		if err := json.Unmarshal(sc.Bytes(), &r); err != nil {
-			t.Fatalf("oracle output: %v", err)
-		}
-		res = append(res, r)
-	}
-	if len(res) != len(streams) {
-		t.Fatalf("oracle returned %d results for %d streams", len(res), len(streams))
-	}
-	return res
+	return oracle.Run[oracleResult](t, dir, "run.mjs", streams)
 }
 
 func parseStream(t testing.TB, raw []byte) []Event {

@@ -4,7 +4,8 @@
 // An [Event] keeps the JSON it was read from byte for byte (unknown fields,
 // unknown event types, field order and nulls survive) and reads the fields
 // tools need without allocating. Streams arrive as server-sent events
-// ([SSEDecoder], [SSEEncoder]), protobuf frames of @ag-ui/proto 1.0.0
+// ([SSEDecoder] pulls them from a reader, [SSEParser] takes them pushed in
+// pieces, [SSEEncoder] writes them), protobuf frames of @ag-ui/proto 1.0.0
 // ([ProtoDecoder], [ProtoEncoder]), JSON arrays or JSON Lines; a [Reader]
 // detects which. A protobuf event decodes to the JSON the reference
 // client's decoder makes of it ([UnmarshalProto]) and encodes as

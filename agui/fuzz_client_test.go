@@ -2,7 +2,6 @@ package agui
 
 import (
 	"bytes"
-	"errors"
 	"fmt"
 	"io"
 	"strings"
@@ -30,22 +29,9 @@ func FuzzClientBody(f *testing.F) {
 			return
 		}
 		judge := func(r io.Reader, p Profile) (string, []Violation) {
-			rd := NewReader(r, "b")
 			v := NewVerifier(Options{Profile: p})
-			for range 1 << 16 {
-				e, err := rd.Next()
-				if err == io.EOF {
-					break
-				}
-				var fe *FrameError
-				if errors.As(err, &fe) {
-					v.PushFrame(fe)
-					continue
-				}
-				if err != nil {
-					return err.Error(), v.Violations()
-				}
-				v.Push(e)
+			if err := readInto(NewReader(r, "b"), v); err != nil {
+				return err.Error(), v.Violations()
 			}
 			v.Finish()
 			return "", v.Violations()

@@ -104,6 +104,28 @@ func FuzzSSEDecode(f *testing.F) {
 			t.Fatalf("one byte at a time: %s; errors %v and %v", diff, err, err1)
 		}
 
+		// Pushed in pieces, the stream gives the same messages, up to
+		// where the decoder stops at a line over the limit.
+		var pushed []SSEMessage
+		sp := SSEParser{MaxLineSize: sseFuzzLimit}
+		keep := func(m SSEMessage) {
+			m.Data = bytes.Clone(m.Data)
+			pushed = append(pushed, m)
+		}
+		for rest, n := data, 1; len(rest) > 0; n = n%7 + 1 {
+			k := min(n, len(rest))
+			sp.Feed(rest[:k], keep)
+			rest = rest[k:]
+		}
+		sp.End(keep)
+		if err == io.EOF {
+			if diff := diffMessages(msgs, pushed, true); diff != "" {
+				t.Fatalf("pushed in pieces: %s", diff)
+			}
+		} else if len(pushed) < len(msgs) || diffMessages(msgs, pushed[:len(msgs)], true) != "" {
+			t.Fatalf("pushed in pieces, up to the error: got %d messages, want the decoder's %d first", len(pushed), len(msgs))
+		}
+
 		// Encoding what was decoded and decoding it again gives the same
 		// messages.
 		var buf bytes.Buffer

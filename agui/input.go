@@ -422,18 +422,13 @@ func (o *jsonObject) key(k string) {
 	} else {
 		o.b = append(o.b, ',')
 	}
-	o.b = append(o.b, quoteJSON(k)...)
+	o.b = appendQuoted(o.b, k)
 	o.b = append(o.b, ':')
-}
-
-func quoteJSON(s string) []byte {
-	b, _ := json.Marshal(s) // a string always encodes
-	return b
 }
 
 func (o *jsonObject) str(k, v string) {
 	o.key(k)
-	o.b = append(o.b, quoteJSON(v)...)
+	o.b = appendQuoted(o.b, v)
 }
 
 func (o *jsonObject) optStr(k, v string) {

@@ -10,6 +10,7 @@ import (
 // benchStreams returns the same events as server-sent events and as
 // protobuf frames, about 4 MiB of SSE.
 func benchStreams(b *testing.B) (sse, proto []byte) {
+	b.Helper()
 	var s, p bytes.Buffer
 	se, pe := NewSSEEncoder(&s), NewProtoEncoder(&p)
 	for r := 0; s.Len() < 4<<20; r++ {

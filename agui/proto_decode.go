@@ -343,53 +343,7 @@ func (d *pbDec) text(s, e int, path string) string {
 		return string(b)
 	}
 	d.lose(path, "invalid UTF-8 replaced by U+FFFD")
-	out := make([]byte, 0, len(b)+8)
-	for i := 0; i < len(b); {
-		c := b[i]
-		if c < 0x80 {
-			out = append(out, c)
-			i++
-			continue
-		}
-		need, lo, hi := 0, byte(0x80), byte(0xBF)
-		switch {
-		case c >= 0xC2 && c <= 0xDF:
-			need = 1
-		case c >= 0xE0 && c <= 0xEF:
-			need = 2
-			if c == 0xE0 {
-				lo = 0xA0
-			} else if c == 0xED {
-				hi = 0x9F
-			}
-		case c >= 0xF0 && c <= 0xF4:
-			need = 3
-			if c == 0xF0 {
-				lo = 0x90
-			} else if c == 0xF4 {
-				hi = 0x8F
-			}
-		default:
-			out = append(out, "\uFFFD"...)
-			i++
-			continue
-		}
-		j := i + 1
-		for k := 0; k < need; k++ {
-			if j >= len(b) || b[j] < lo || b[j] > hi {
-				break
-			}
-			lo, hi = 0x80, 0xBF
-			j++
-		}
-		if j-i-1 < need {
-			out = append(out, "\uFFFD"...)
-		} else {
-			out = append(out, b[i:j]...)
-		}
-		i = j
-	}
-	return string(out)
+	return string(toWellFormed(b))
 }
 
 // value decodes a google.protobuf.Value into what Value.unwrap gives,

@@ -1,20 +1,18 @@
 package agui
 
 import (
-	"bufio"
 	"bytes"
 	"encoding/base64"
 	"encoding/binary"
 	"encoding/json"
-	"errors"
 	"fmt"
-	"io"
 	"math/rand/v2"
 	"os/exec"
-	"path/filepath"
 	"sort"
 	"strings"
 	"testing"
+
+	"github.com/aguitest/aguitest/internal/oracle"
 )
 
 // The protobuf differential test: @ag-ui/encoder encodes generated events
@@ -40,34 +38,7 @@ type protoOracleResult struct {
 // runProtoOracle feeds proto.mjs one input per line.
 func runProtoOracle(t testing.TB, dir string, inputs [][]byte) []protoOracleResult {
 	t.Helper()
-	var in bytes.Buffer
-	for _, s := range inputs {
-		in.Write(s)
-		in.WriteByte('\n')
-	}
-	cmd := exec.Command("node", filepath.Join(dir, "proto.mjs"))
-	cmd.Dir = dir
-	cmd.Stdin = &in
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	out, err := cmd.Output()
-	if err != nil {
-		t.Fatalf("proto oracle: %v\n%s", err, stderr.Bytes())
-	}
-	var res []protoOracleResult
-	sc := bufio.NewScanner(bytes.NewReader(out))
-	sc.Buffer(nil, 64<<20)
-	for sc.Scan() {
-		var r protoOracleResult
-		if err := json.Unmarshal(sc.Bytes(), &r); err != nil {
-			t.Fatalf("proto oracle output: %v", err)
-		}
-		res = append(res, r)
-	}
-	if len(res) != len(inputs) {
-		t.Fatalf("proto oracle returned %d results for %d inputs", len(res), len(inputs))
-	}
-	return res
+	return oracle.Run[protoOracleResult](t, dir, "proto.mjs", inputs)
 }
 
 // protoCorpus returns n generated streams, their events enriched.
@@ -485,23 +456,7 @@ func TestClientConformanceProto(t *testing.T) {
 		r := NewReader(bytes.NewReader(bodies[i]), "body")
 		r.ContentType = ct
 		v := NewVerifier(Options{Profile: Reference})
-		var readErr error
-		for {
-			e, err := r.Next()
-			if err == io.EOF {
-				break
-			}
-			var fe *FrameError
-			if errors.As(err, &fe) {
-				v.PushFrame(fe)
-				continue
-			}
-			if err != nil {
-				readErr = err
-				break
-			}
-			v.Push(e)
-		}
+		readErr := readInto(r, v)
 		v.Finish()
 		var ours *Violation
 		for _, vi := range v.Violations() {

@@ -51,7 +51,9 @@ type SSEMessage struct {
 //     is left for ParseEvent to report.
 //
 // The decoder reads in large blocks and never holds more than about
-// MaxLineSize bytes of a line or of one event's data.
+// MaxLineSize bytes of a line or of one event's data. It pulls the stream
+// from a reader; [SSEParser] takes one pushed in pieces, by the same rules
+// and the same code.
 type SSEDecoder struct {
 	arena arena
 
@@ -60,37 +62,24 @@ type SSEDecoder struct {
 	// to Next.
 	MaxLineSize int
 
+	p     sseParser
 	r     io.Reader
 	buf   []byte
 	start int // unread data is buf[start:end]
 	end   int
 	rerr  error // error from r, reported once buffered data is used up
-
-	line      int  // number of lines read so far
-	pendingCR bool // the last line ended with CR: skip a following LF
-	started   bool // the BOM check has been done
-	err       error
-
-	// The event being built.
-	event     []byte
-	id        string
-	data      []byte
-	hasData   bool
-	retry     int
-	evLine    int
-	lastLine  int  // Line of the last message dispatched
-	cut       bool // the last message was ended by the end of the input
-	lastRetry int
+	err   error
+	cut   bool // the last message was ended by the end of the input
 }
 
 // NewSSEDecoder returns a decoder reading from r.
 func NewSSEDecoder(r io.Reader) *SSEDecoder {
-	return &SSEDecoder{r: r, retry: -1, lastRetry: -1}
+	return &SSEDecoder{r: r, p: newSSEParser()}
 }
 
-func (d *SSEDecoder) maxLine() int {
-	if d.MaxLineSize > 0 {
-		return d.MaxLineSize
+func maxLineOr(n int) int {
+	if n > 0 {
+		return n
 	}
 	return DefaultMaxLineSize
 }
@@ -98,44 +87,28 @@ func (d *SSEDecoder) maxLine() int {
 // Retry returns the stream's reconnection time in milliseconds as last set
 // by a "retry:" field, or -1 when none was seen. Unlike SSEMessage.Retry it
 // also counts fields in blocks that dispatched no event.
-func (d *SSEDecoder) Retry() int { return d.lastRetry }
+func (d *SSEDecoder) Retry() int { return d.p.lastRetry }
 
 // Line returns the number of lines read so far.
-func (d *SSEDecoder) Line() int { return d.line }
+func (d *SSEDecoder) Line() int { return d.p.line }
 
-// fill reads more data into the buffer, growing it up to the line limit.
-// It reports false when nothing more can be read (d.rerr is then set).
+// fill reads more data into the empty buffer. It reports false when
+// nothing more can be read (d.rerr is then set).
 func (d *SSEDecoder) fill() bool {
 	if d.rerr != nil {
 		return false
 	}
-	limit := d.maxLine() + 1 // a full line and its terminator's first byte
 	if d.buf == nil {
-		d.buf = make([]byte, min(64<<10, limit))
+		d.buf = make([]byte, min(64<<10, d.p.max+1))
 	}
-	if d.start > 0 && d.start == d.end {
-		d.start, d.end = 0, 0
-	}
-	if d.end == len(d.buf) {
-		if d.start > 0 {
-			d.end = copy(d.buf, d.buf[d.start:d.end])
-			d.start = 0
-		} else if len(d.buf) < limit {
-			nb := make([]byte, min(2*len(d.buf), limit))
-			d.end = copy(nb, d.buf[d.start:d.end])
-			d.start = 0
-			d.buf = nb
-		} else {
-			return false // caller reports the long line
-		}
-	}
+	d.start, d.end = 0, 0
 	for range 100 {
-		n, err := d.r.Read(d.buf[d.end:])
-		if n < 0 || n > len(d.buf)-d.end {
+		n, err := d.r.Read(d.buf)
+		if n < 0 || n > len(d.buf) {
 			d.rerr = errors.New("agui: reader returned an invalid count")
 			return false
 		}
-		d.end += n
+		d.end = n
 		if err != nil {
 			d.rerr = err
 			return n > 0
@@ -148,78 +121,6 @@ func (d *SSEDecoder) fill() bool {
 	return false
 }
 
-// readLine returns the next line without its terminator. The slice is valid
-// until the next call. At the end of the stream a final unterminated line is
-// returned first, then the reader's error (io.EOF for a clean end).
-func (d *SSEDecoder) readLine() ([]byte, error) {
-	if !d.started {
-		// Read only while what is buffered could still be a BOM, so that a
-		// short first write is not held back.
-		for d.end-d.start < len(bom) && bytes.HasPrefix(bom, d.buf[d.start:d.end]) && d.fill() {
-		}
-		if bytes.HasPrefix(d.buf[d.start:d.end], bom) {
-			d.start += len(bom)
-		}
-		d.started = true
-	}
-	scanned := 0 // bytes of buf[start:end] known to hold no terminator
-	for {
-		b := d.buf[d.start:d.end]
-		if d.pendingCR && len(b) > 0 {
-			d.pendingCR = false
-			if b[0] == '\n' {
-				d.start++
-				continue
-			}
-		}
-		if i := bytes.IndexByte(b[scanned:], '\n'); i >= 0 {
-			i += scanned
-			if j := bytes.IndexByte(b[scanned:i], '\r'); j >= 0 {
-				return d.takeLine(scanned+j, true)
-			}
-			return d.takeLine(i, false)
-		}
-		if j := bytes.IndexByte(b[scanned:], '\r'); j >= 0 {
-			return d.takeLine(scanned+j, true)
-		}
-		scanned = len(b)
-		if scanned > d.maxLine() {
-			d.line++
-			return nil, d.tooLong()
-		}
-		if !d.fill() {
-			if d.rerr == nil {
-				d.line++
-				return nil, d.tooLong()
-			}
-			if d.start < d.end {
-				d.line++
-				line := d.buf[d.start:d.end]
-				d.start = d.end
-				return line, nil
-			}
-			return nil, d.rerr
-		}
-		// fill keeps offsets relative to d.start, so scanned stays valid.
-	}
-}
-
-func (d *SSEDecoder) tooLong() error {
-	return &ReadError{Line: d.line, Err: fmt.Errorf("%w: more than %d bytes", ErrLineTooLong, d.maxLine())}
-}
-
-func (d *SSEDecoder) takeLine(i int, cr bool) ([]byte, error) {
-	if i > d.maxLine() {
-		d.line++
-		return nil, d.tooLong()
-	}
-	line := d.buf[d.start : d.start+i]
-	d.start += i + 1
-	d.pendingCR = cr
-	d.line++
-	return line, nil
-}
-
 // Next returns the next event, or io.EOF at the end of the stream. The
 // returned Data is valid until the next call. After an error other than
 // io.EOF, Next keeps returning that error.
@@ -227,38 +128,228 @@ func (d *SSEDecoder) Next() (SSEMessage, error) {
 	if d.err != nil {
 		return SSEMessage{}, d.err
 	}
+	d.p.max = maxLineOr(d.MaxLineSize)
 	for {
-		line, err := d.readLine()
+		if d.start < d.end {
+			n, ready, err := d.p.feed(d.buf[d.start:d.end])
+			d.start += n
+			if err != nil {
+				d.err = err
+				return SSEMessage{}, err
+			}
+			if ready {
+				d.cut = false
+				return d.p.dispatch(), nil
+			}
+			continue
+		}
+		if d.fill() {
+			continue
+		}
+		// The end of the input: a last line without its end counts.
+		if err := d.p.end(); err != nil {
+			d.err = err
+			return SSEMessage{}, err
+		}
+		if d.rerr == io.EOF && d.p.hasData {
+			d.cut = true
+			return d.p.dispatch(), nil
+		}
+		d.err = d.rerr
+		return SSEMessage{}, d.err
+	}
+}
+
+// SSEParser parses server-sent events pushed to it in pieces of any size,
+// as a proxy or a recording middleware sees them go by, by the rules of
+// [SSEDecoder], which pulls them from a reader. Where the decoder stops
+// with an error, the parser reads on: a line or an event's data over
+// MaxLineSize is skipped with the rest of its event, as is what was being
+// read when Gap says bytes are missing. The zero value is ready to use.
+type SSEParser struct {
+	// MaxLineSize bounds the length of a line and of the joined data of one
+	// event; zero means DefaultMaxLineSize.
+	MaxLineSize int
+
+	p    sseParser
+	init bool
+}
+
+// Feed parses the next piece of the stream and hands emit each event it
+// completes. The message's Data is valid only during the call.
+func (s *SSEParser) Feed(b []byte, emit func(SSEMessage)) {
+	s.start()
+	for len(b) > 0 {
+		n, ready, err := s.p.feed(b)
+		b = b[n:]
 		if err != nil {
-			if err == io.EOF && d.hasData {
-				m := d.dispatch()
-				d.cut = true
-				return m, nil
-			}
-			d.err = err
-			return SSEMessage{}, err
-		}
-		if len(line) == 0 {
-			if d.hasData {
-				return d.dispatch(), nil
-			}
-			d.reset()
+			s.Gap()
 			continue
 		}
-		if line[0] == ':' {
-			continue
-		}
-		if d.evLine == 0 {
-			d.evLine = d.line
-		}
-		if err := d.field(line); err != nil {
-			d.err = err
-			return SSEMessage{}, err
+		if ready {
+			emit(s.p.dispatch())
 		}
 	}
 }
 
-func (d *SSEDecoder) field(line []byte) error {
+// Gap tells the parser that bytes are missing before the next piece: the
+// event being read is dropped, and so is what follows up to the next
+// blank line.
+func (s *SSEParser) Gap() {
+	s.start()
+	s.p.carry = s.p.carry[:0]
+	s.p.bomSeen = 0
+	s.p.pendingCR = false
+	s.p.reset()
+	s.p.skip = true
+}
+
+func (s *SSEParser) start() {
+	if !s.init {
+		s.p, s.init = newSSEParser(), true
+	}
+	s.p.max = maxLineOr(s.MaxLineSize)
+}
+
+// End hands emit the last event if the stream ended inside it, as the
+// decoder delivers it.
+func (s *SSEParser) End(emit func(SSEMessage)) {
+	if !s.init {
+		return
+	}
+	if s.p.end() == nil && s.p.hasData && !s.p.skip {
+		emit(s.p.dispatch())
+	}
+	s.p.reset()
+}
+
+// sseParser is the event-stream parser without its input, which the
+// decoder pulls and SSEParser is pushed: fed bytes, it splits lines at CR,
+// LF or CRLF (a leading byte order mark dropped), reads their fields, and
+// says when an event is ready to dispatch.
+type sseParser struct {
+	max int
+
+	carry     []byte // the start of a line whose end has not come yet
+	bomSeen   int    // bytes of a leading byte order mark read so far
+	started   bool   // the byte order mark is dealt with
+	pendingCR bool   // the last line ended with CR: skip a following LF
+	skip      bool   // ignore lines up to the next blank line (SSEParser)
+	line      int    // lines read so far
+
+	// The event being built.
+	event     []byte
+	id        string
+	data      []byte
+	hasData   bool
+	retry     int
+	evLine    int
+	lastRetry int
+}
+
+func newSSEParser() sseParser { return sseParser{retry: -1, lastRetry: -1} }
+
+// feed reads b up to the end of the next event and returns how much of it
+// was used and whether an event is ready (dispatch returns it). A line or
+// an event's data over the limit is a *ReadError wrapping ErrLineTooLong.
+func (p *sseParser) feed(b []byte) (n int, ready bool, err error) {
+	i := 0
+	for !p.started && i < len(b) {
+		if b[i] == bom[p.bomSeen] {
+			p.bomSeen++
+			i++
+			p.started = p.bomSeen == len(bom)
+			continue
+		}
+		// Not a byte order mark: what looked like one is text.
+		p.carry = append(p.carry, bom[:p.bomSeen]...)
+		p.started = true
+	}
+	for i < len(b) {
+		if p.pendingCR {
+			p.pendingCR = false
+			if b[i] == '\n' {
+				i++
+				continue
+			}
+		}
+		rest := b[i:]
+		j := indexEOL(rest)
+		if j < 0 {
+			if len(p.carry)+len(rest) > p.max {
+				if p.skip {
+					p.carry = p.carry[:0] // skipped anyway: keep no bytes
+					return len(b), false, nil
+				}
+				p.line++
+				return len(b), false, p.tooLong()
+			}
+			p.carry = append(p.carry, rest...)
+			return len(b), false, nil
+		}
+		l := rest[:j]
+		if len(p.carry) > 0 {
+			p.carry = append(p.carry, l...)
+			l = p.carry
+		}
+		p.pendingCR = rest[j] == '\r'
+		i += j + 1
+		ready, err := p.lineDone(l)
+		p.carry = p.carry[:0]
+		if err != nil || ready {
+			return i, ready, err
+		}
+	}
+	return i, false, nil
+}
+
+// end takes the line left without its end at the end of the stream.
+func (p *sseParser) end() error {
+	if !p.started && p.bomSeen > 0 {
+		p.carry = append(p.carry, bom[:p.bomSeen]...)
+		p.started = true
+	}
+	if len(p.carry) == 0 {
+		return nil
+	}
+	_, err := p.lineDone(p.carry)
+	p.carry = p.carry[:0]
+	return err
+}
+
+func (p *sseParser) tooLong() error {
+	return &ReadError{Line: p.line, Err: fmt.Errorf("%w: more than %d bytes", ErrLineTooLong, p.max)}
+}
+
+// lineDone takes one line, without its end, and reports whether it
+// dispatches an event.
+func (p *sseParser) lineDone(l []byte) (bool, error) {
+	p.line++
+	if len(l) > p.max && !p.skip {
+		return false, p.tooLong()
+	}
+	if len(l) == 0 {
+		if p.skip {
+			p.skip = false
+			p.reset()
+			return false, nil
+		}
+		if p.hasData {
+			return true, nil
+		}
+		p.reset()
+		return false, nil
+	}
+	if p.skip || l[0] == ':' {
+		return false, nil
+	}
+	if p.evLine == 0 {
+		p.evLine = p.line
+	}
+	return false, p.field(l)
+}
+
+func (p *sseParser) field(line []byte) error {
 	name, value := line, []byte(nil)
 	if i := bytes.IndexByte(line, ':'); i >= 0 {
 		name, value = line[:i], line[i+1:]
@@ -268,23 +359,23 @@ func (d *SSEDecoder) field(line []byte) error {
 	}
 	switch string(name) {
 	case "data":
-		if len(d.data)+1+len(value) > d.maxLine() {
-			return &ReadError{Line: d.line, Err: fmt.Errorf("%w: the event's data is over %d bytes", ErrLineTooLong, d.maxLine())}
+		if len(p.data)+1+len(value) > p.max {
+			return &ReadError{Line: p.line, Err: fmt.Errorf("%w: the event's data is over %d bytes", ErrLineTooLong, p.max)}
 		}
-		if d.hasData {
-			d.data = append(d.data, '\n')
+		if p.hasData {
+			p.data = append(p.data, '\n')
 		}
-		d.data = append(d.data, value...)
-		d.hasData = true
+		p.data = append(p.data, value...)
+		p.hasData = true
 	case "event":
-		d.event = append(d.event[:0], value...)
+		p.event = append(p.event[:0], value...)
 	case "id":
-		if bytes.IndexByte(value, 0) < 0 && string(value) != d.id {
-			d.id = string(value)
+		if bytes.IndexByte(value, 0) < 0 && string(value) != p.id {
+			p.id = string(value)
 		}
 	case "retry":
 		if n, ok := parseRetry(value); ok {
-			d.retry, d.lastRetry = n, n
+			p.retry, p.lastRetry = n, n
 		}
 	}
 	return nil
@@ -305,23 +396,23 @@ func parseRetry(v []byte) (int, bool) {
 	return n, err == nil
 }
 
-func (d *SSEDecoder) dispatch() SSEMessage {
-	m := SSEMessage{ID: d.id, Data: d.data, Retry: d.retry, Line: d.evLine}
-	d.lastLine = d.evLine
-	d.cut = false
-	if len(d.event) > 0 {
-		m.Event = string(d.event)
+// dispatch returns the event built and starts the next; its Data is valid
+// until the parser is fed again.
+func (p *sseParser) dispatch() SSEMessage {
+	m := SSEMessage{ID: p.id, Data: p.data, Retry: p.retry, Line: p.evLine}
+	if len(p.event) > 0 {
+		m.Event = string(p.event)
 	}
-	d.reset()
+	p.reset()
 	return m
 }
 
-func (d *SSEDecoder) reset() {
-	d.event = d.event[:0]
-	d.data = d.data[:0]
-	d.hasData = false
-	d.retry = -1
-	d.evLine = 0
+func (p *sseParser) reset() {
+	p.event = p.event[:0]
+	p.data = p.data[:0]
+	p.hasData = false
+	p.retry = -1
+	p.evLine = 0
 }
 
 // NextEvent returns the next event's data parsed as an AG-UI Event, or

@@ -436,7 +436,9 @@ func TestSSEEncoderHTTPFlush(t *testing.T) {
 	}
 }
 
-func BenchmarkSSEDecode(b *testing.B) {
+// benchStream is about 4 MiB of a sample event stream.
+func benchStream(b *testing.B) []byte {
+	b.Helper()
 	sample, err := os.ReadFile("testdata/streams/parallel.sse")
 	if err != nil {
 		b.Fatal(err)
@@ -445,6 +447,11 @@ func BenchmarkSSEDecode(b *testing.B) {
 	for len(stream) < 4<<20 {
 		stream = append(stream, sample...)
 	}
+	return stream
+}
+
+func BenchmarkSSEDecode(b *testing.B) {
+	stream := benchStream(b)
 	b.SetBytes(int64(len(stream)))
 	b.ReportAllocs()
 	for b.Loop() {
@@ -486,14 +493,7 @@ func TestSSEEncodeMessageIDs(t *testing.T) {
 }
 
 func BenchmarkSSEDecodeEvents(b *testing.B) {
-	sample, err := os.ReadFile("testdata/streams/parallel.sse")
-	if err != nil {
-		b.Fatal(err)
-	}
-	var stream []byte
-	for len(stream) < 4<<20 {
-		stream = append(stream, sample...)
-	}
+	stream := benchStream(b)
 	b.SetBytes(int64(len(stream)))
 	for b.Loop() {
 		d := NewSSEDecoder(bytes.NewReader(stream))
@@ -527,6 +527,24 @@ func ExampleSSEDecoder() {
 	// Output:
 	// RUN_STARTED r1
 	// RUN_FINISHED r1
+}
+
+// A recorder or a proxy sees a stream in the pieces it was written in;
+// an event cut between two writes comes out whole.
+func ExampleSSEParser() {
+	var p SSEParser
+	emit := func(m SSEMessage) { fmt.Printf("line %d: %s\n", m.Line, m.Data) }
+	for _, write := range []string{
+		"data: {\"type\":\"RUN_STARTED\",\"threadId\":\"t1\",",
+		"\"runId\":\"r1\"}\r\n\r\n: keep-alive\n\n",
+		"data: {\"type\":\"RUN_FINISHED\",\"threadId\":\"t1\",\"runId\":\"r1\"}",
+	} {
+		p.Feed([]byte(write), emit)
+	}
+	p.End(emit) // the last event had no blank line after it
+	// Output:
+	// line 1: {"type":"RUN_STARTED","threadId":"t1","runId":"r1"}
+	// line 5: {"type":"RUN_FINISHED","threadId":"t1","runId":"r1"}
 }
 
 func ExampleSSEEncoder() {

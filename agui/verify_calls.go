@@ -3,6 +3,8 @@ package agui
 import (
 	"fmt"
 	"unicode/utf8"
+
+	"github.com/aguitest/aguitest/internal/jsonx"
 )
 
 // The rules of tool calls: the reference's (a call opens once, its
@@ -168,14 +170,7 @@ func validJSON(b []byte) error {
 	if skipSpace(b, 0) == len(b) {
 		return fmt.Errorf("only white space was streamed")
 	}
-	_, end, err := scanValue(b, 0)
-	if err != nil {
-		return err
-	}
-	if end = skipSpace(b, end); end != len(b) {
-		return syntaxErr(end, "unexpected data after the value")
-	}
-	return nil
+	return jsonx.Check(b)
 }
 
 // clip quotes the start of b for a message, cut at a character boundary.

@@ -13,24 +13,24 @@ import (
 type View uint8
 
 const (
-	// Wire keeps every event, fragments included, in the order received:
-	// for tests of streaming itself.
-	Wire View = iota
 	// Merged shows, run by run, the messages and state a frontend ends
 	// up with (as HttpAgent of @ag-ui/client assembles them), concurrent
 	// calls in a canonical order, and the other events as they are: for
 	// tests that should not depend on how a provider fragments or
-	// interleaves.
-	Merged
+	// interleaves. It is the zero value, as in harness.Case.
+	Merged View = iota
+	// Wire keeps every event, fragments included, in the order received:
+	// for tests of streaming itself.
+	Wire
 )
 
-// String returns "wire" or "merged".
+// String returns "merged" or "wire".
 func (v View) String() string {
 	switch v {
-	case Wire:
-		return "wire"
 	case Merged:
 		return "merged"
+	case Wire:
+		return "wire"
 	}
 	return "View(" + strconv.Itoa(int(v)) + ")"
 }

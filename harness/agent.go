@@ -15,7 +15,6 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"testing"
 	"time"
 
 	"github.com/aguitest/aguitest/agui"
@@ -42,8 +41,8 @@ type Env struct {
 // Agent is the agent under test. Make one with Handler, Func, URL or
 // Command.
 type Agent interface {
-	// start prepares the agent for one case.
-	start(t testing.TB, env Env) (runner, error)
+	// start prepares the agent for one case; ctx is the case's.
+	start(ctx context.Context, env Env) (runner, error)
 }
 
 // runner runs the agent once per AG-UI run of a case.
@@ -76,8 +75,7 @@ func Handler(build func(env Env) http.Handler) Agent { return handlerAgent{build
 
 type handlerAgent struct{ build func(Env) http.Handler }
 
-func (a handlerAgent) start(t testing.TB, env Env) (runner, error) {
-	t.Helper()
+func (a handlerAgent) start(_ context.Context, env Env) (runner, error) {
 	srv := httptest.NewServer(a.build(env))
 	return &httpRunner{url: srv.URL, close: srv.Close}, nil
 }
@@ -90,8 +88,7 @@ func URL(url string) Agent { return urlAgent(url) }
 
 type urlAgent string
 
-func (a urlAgent) start(t testing.TB, env Env) (runner, error) {
-	t.Helper()
+func (a urlAgent) start(context.Context, Env) (runner, error) {
 	return &httpRunner{url: string(a), close: func() {}}, nil
 }
 
@@ -196,8 +193,7 @@ type funcAgent struct {
 	run func(context.Context, Env, agui.RunAgentInput, func(agui.Event) error) error
 }
 
-func (a funcAgent) start(t testing.TB, env Env) (runner, error) {
-	t.Helper()
+func (a funcAgent) start(_ context.Context, env Env) (runner, error) {
 	return &funcRunner{fn: a.run, env: env}, nil
 }
 
@@ -221,7 +217,7 @@ func (r *funcRunner) run(ctx context.Context, input agui.RunAgentInput, rcv rece
 // Path, "/" by default). The harness waits until the port accepts
 // connections and stops the program after the case.
 func Command(name string, args ...string) *CommandAgent {
-	return &CommandAgent{Name: name, Args: args, Path: "/", StartTimeout: 30 * time.Second}
+	return &CommandAgent{Name: name, Args: args, Path: "/"}
 }
 
 // CommandAgent is an agent run as a program; see Command.
@@ -232,14 +228,18 @@ type CommandAgent struct {
 	Dir string
 	// Env is added to the program's environment.
 	Env []string
-	// Path is the AG-UI endpoint's path.
+	// Path is the AG-UI endpoint's path; "" means "/".
 	Path string
-	// StartTimeout bounds the wait for the program to listen.
+	// StartTimeout bounds the wait for the program to listen; 0 means
+	// DefaultStartTimeout.
 	StartTimeout time.Duration
 }
 
-func (a *CommandAgent) start(t testing.TB, env Env) (runner, error) {
-	t.Helper()
+// DefaultStartTimeout is how long a CommandAgent whose StartTimeout is 0
+// may take to listen.
+const DefaultStartTimeout = 30 * time.Second
+
+func (a *CommandAgent) start(ctx context.Context, env Env) (runner, error) {
 	port, err := freePort()
 	if err != nil {
 		return nil, err
@@ -270,7 +270,11 @@ func (a *CommandAgent) start(t testing.TB, env Env) (runner, error) {
 	}
 	r.close = r.kill
 	addr := net.JoinHostPort("127.0.0.1", strconv.Itoa(port))
-	deadline := time.Now().Add(a.StartTimeout)
+	wait := a.StartTimeout
+	if wait <= 0 {
+		wait = DefaultStartTimeout
+	}
+	deadline := time.Now().Add(wait)
 	tick := time.NewTicker(20 * time.Millisecond)
 	defer tick.Stop()
 	for {
@@ -283,11 +287,14 @@ func (a *CommandAgent) start(t testing.TB, env Env) (runner, error) {
 		case err := <-exited:
 			exited <- err
 			return nil, fmt.Errorf("%s exited before listening on %s (%v); its output:\n%s", a.Name, addr, err, out.String())
+		case <-ctx.Done():
+			r.kill()
+			return nil, fmt.Errorf("%s: %w before it listened on %s; its output:\n%s", a.Name, ctx.Err(), addr, out.String())
 		case <-tick.C:
 		}
 		if time.Now().After(deadline) {
 			r.kill()
-			return nil, fmt.Errorf("%s did not listen on %s within %v; its output:\n%s", a.Name, addr, a.StartTimeout, out.String())
+			return nil, fmt.Errorf("%s did not listen on %s within %v; its output:\n%s", a.Name, addr, wait, out.String())
 		}
 	}
 }

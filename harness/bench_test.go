@@ -20,7 +20,7 @@ func frontendCase(i int) harness.Case {
 			{Expect: scripted.Expect{ToolResults: []string{"loc"}}, Calls: []scripted.Call{{ID: "temp", Name: "read_climate_sensors", Args: `{"room":"office"}`}}},
 			{Expect: scripted.Expect{ToolResults: []string{"temp"}}, Text: "You are in Seoul and it is 21°C in the office."},
 		}},
-		Golden: harness.NoGolden,
+		NoGolden: true,
 	}
 }
 

@@ -20,7 +20,7 @@ import (
 func TestUpdateCleanRemovesNothing(t *testing.T) {
 	setUpdate(t, true)
 	clean := flag.Lookup("clean")
-	require.NotNil(t, clean, "the harness registers goldie's flags")
+	require.NotNil(t, clean, "goldie registers its flags in this test binary (update_test.go)")
 	old := clean.Value.String()
 	require.NoError(t, clean.Value.Set("true"))
 	t.Cleanup(func() { _ = clean.Value.Set(old) })
@@ -42,10 +42,10 @@ func TestUpdateCleanRemovesNothing(t *testing.T) {
 		require.NoError(t, os.Chtimes(d, past, past))
 	}
 
-	harness.Options{Dir: dir}.Run(t, harness.Func(chatAgent(false)), []harness.Case{{
+	harness.Run(t, harness.Func(chatAgent(false)), []harness.Case{{
 		Name: "ran", Input: harness.User("hi"),
 		Script: scripted.Script{Turns: []scripted.Turn{{Text: "hello"}}},
-	}})
+	}}, harness.Options{Dir: dir})
 
 	for name, content := range keep {
 		b, err := os.ReadFile(filepath.Join(dir, name))

@@ -44,7 +44,8 @@
 // writes them, and a missing one fails with a hint to do so. The merged
 // view (the default) shows the messages and state the client holds after
 // each run, so the golden does not depend on how the model fragments or
-// interleaves; [Wire] keeps every fragment.
+// interleaves; golden.Wire (Case.Golden) keeps every fragment;
+// Case.NoGolden keeps none.
 //
 // # Failures
 //
@@ -68,6 +69,16 @@
 // before the turns it left unused and the golden it changed, since they
 // are the cause; so is a request that failed. The rest follows in the
 // order found.
+//
+// # Without a testing.T
+//
+// Under Run sits a core that returns values, as slogtest.TestHandler sits
+// under slogtest.Run: [Options.Test] runs one case and returns a [Report],
+// its [Result] and every [Problem] (causes first, each with its kind, run
+// and verifier finding), and [Options.TestAll] runs a table. Run reports
+// exactly those problems; the aguitest command, examples and tests of the
+// harness's own failure output use the core directly. Options.OnEvent and
+// Options.OnProblem watch a case as it happens.
 //
 // # Concurrency
 //

@@ -3,51 +3,84 @@ package harness_test
 import (
 	"context"
 	"encoding/json"
-	"net/http"
-	"testing"
+	"fmt"
 
 	"github.com/aguitest/aguitest/harness"
 	"github.com/aguitest/aguitest/scripted"
 )
 
-// newAgent stands for your agent's constructor: an http.Handler that
-// serves AG-UI and whose OpenAI client uses env.BaseURL.
-func newAgent(env harness.Env) http.Handler { return http.NotFoundHandler() }
-
-// A table-driven agent test, as it stands in a _test.go file. The first
-// case is a frontend-tool round trip: the agent calls get_user_location,
-// the harness runs it as a client would and posts the next run, the agent
-// answers. Goldens are kept in testdata/TestAgent/; "go test -update"
-// writes them.
+// A table-driven agent test. In a _test.go file it reads
+//
+//	func TestAgent(t *testing.T) {
+//		harness.Run(t, agent, cases)
+//	}
+//
+// and "go test" reports each problem at that line, in the subtest of its
+// case. Here the same table runs through Options.TestAll, the core under
+// Run, and its reports are printed as Run reports them. The agent is
+// examples/parallel's MixedUp, which puts every argument fragment under
+// the call that started last: a lone call survives it, interleaved
+// parallel calls do not.
 func ExampleRun() {
-	TestAgent := func(t *testing.T) {
-		harness.Run(t, harness.Handler(newAgent), []harness.Case{
-			{
-				Name:  "location",
-				Input: harness.User("Where am I?"),
-				Tools: []harness.Tool{{
-					Name: "get_user_location",
-					Run:  func(context.Context, json.RawMessage) (string, error) { return `{"city":"Seoul"}`, nil },
-				}},
-				Script: scripted.Script{Turns: []scripted.Turn{
-					{Calls: []scripted.Call{{ID: "c1", Name: "get_user_location"}}},
-					{Expect: scripted.Expect{ToolResults: []string{"c1"}}, Text: "You are in Seoul."},
-				}},
-				Check: func(t *testing.T, r *harness.Result) {
-					if got := r.LastText(); got != "You are in Seoul." {
-						t.Errorf("answer: got %q", got)
-					}
-				},
-			},
-			{
-				Name:  "parallel calls, any interleaving",
-				Input: harness.User("Add two tasks."),
-				Script: scripted.Script{Turns: []scripted.Turn{{
-					Calls: []scripted.Call{{Name: "add_task", Args: `{"title":"a"}`}, {Name: "add_task", Args: `{"title":"b"}`}},
-					Plan:  scripted.Plan{Split: scripted.Split{Size: 3}, Order: scripted.Order{By: scripted.Shuffle}, Seed: 1},
-				}}},
-			},
-		})
+	agent := harness.Func(chatAgent(true))
+	cases := []harness.Case{
+		{
+			// A frontend-tool round trip: the agent calls get_user_location,
+			// the harness runs it as a client would and posts the next run,
+			// the agent answers.
+			Name:  "location",
+			Input: harness.User("Where am I?"),
+			Tools: []harness.Tool{{
+				Name: "get_user_location",
+				Run:  func(context.Context, json.RawMessage) (string, error) { return `{"city":"Seoul"}`, nil },
+			}},
+			Script: scripted.Script{Turns: []scripted.Turn{
+				{Calls: []scripted.Call{{Name: "get_user_location"}}},
+				{Expect: scripted.Expect{LastUser: "Where am I?"}, Text: "You are in Seoul."},
+			}},
+			NoGolden: true,
+		},
+		{
+			Name:  "parallel calls, round-robin",
+			Input: harness.User("Add two tasks."),
+			Script: scripted.Script{Turns: []scripted.Turn{{
+				Calls: []scripted.Call{{Name: "add_task", Args: `{"title":"a"}`}, {Name: "add_task", Args: `{"title":"b"}`}},
+				Plan:  scripted.Plan{Split: scripted.Split{Size: 5}, Order: scripted.Order{By: scripted.RoundRobin}},
+			}}},
+			NoGolden: true,
+		},
 	}
-	_ = TestAgent
+	for _, r := range (harness.Options{}).TestAll(context.Background(), agent, cases) {
+		if !r.Failed() {
+			fmt.Printf("--- PASS: %s (%q)\n", r.Case, r.Result.LastText())
+			continue
+		}
+		fmt.Printf("--- FAIL: %s\n", r.Case)
+		for _, p := range r.Problems {
+			fmt.Println("    " + p.Text)
+		}
+	}
+	// Output:
+	// --- PASS: location ("You are in Seoul.")
+	// --- FAIL: parallel calls, round-robin
+	//     run 1: event 11 (TOOL_CALL_END) [toolCallId=run-1-call-2]: args-not-json: the arguments of tool call 'run-1-call-2' are not JSON at TOOL_CALL_END (invalid JSON at byte 7: ':' expected after object key): "{\"tit{\"title\":\"le\":\"a\"}b\"}"
+}
+
+// Test returns a case's result and problems as values, for a driver of
+// one's own: a command, a report, a search over plans. Here the script
+// holds a second turn the agent never asks for.
+func ExampleOptions_Test() {
+	r := harness.Options{}.Test(context.Background(), harness.Func(chatAgent(false)), harness.Case{
+		Name:     "hello",
+		Input:    harness.User("hi"),
+		Script:   scripted.Script{Turns: []scripted.Turn{{Text: "Hello!"}, {Text: "Bye."}}},
+		NoGolden: true,
+	})
+	fmt.Println(r.Result.LastText())
+	for _, p := range r.Problems {
+		fmt.Printf("%s: %s\n", p.Kind, p.Text)
+	}
+	// Output:
+	// Hello!
+	// model: scripted LLM: turn 2 was never used: 1 request for 2 turns
 }

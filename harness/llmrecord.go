@@ -14,7 +14,7 @@ import (
 // the case is recorded: it forwards every request, on any wire, and
 // records the exchange into the run under way, so that a recording holds
 // what the model said next to what the agent emitted and can drive
-// replay.ServeProvider and "aguitest llm replay".
+// replay.NewProvider and "aguitest llm replay".
 type llmProxy struct {
 	srv *httptest.Server
 

@@ -58,15 +58,15 @@ func anthropicEcho(baseURL string) http.Handler {
 func TestRecordDirHoldsModelExchanges(t *testing.T) {
 	recDir := t.TempDir()
 	var got *harness.Result
-	harness.Options{RecordDir: recDir}.Run(t, harness.Handler(func(env harness.Env) http.Handler {
+	harness.Run(t, harness.Handler(func(env harness.Env) http.Handler {
 		return anthropicEcho(env.BaseURL)
 	}), []harness.Case{{
-		Name:   "echo",
-		Input:  harness.User("hi"),
-		Script: scripted.Script{Turns: []scripted.Turn{{Text: "Hello from Claude.", Plan: scripted.Plan{Split: scripted.Split{By: scripted.Words}}}}},
-		Golden: harness.NoGolden,
-		Check:  func(t *testing.T, r *harness.Result) { got = r },
-	}})
+		Name:     "echo",
+		Input:    harness.User("hi"),
+		Script:   scripted.Script{Turns: []scripted.Turn{{Text: "Hello from Claude.", Plan: scripted.Plan{Split: scripted.Split{By: scripted.Words}}}}},
+		NoGolden: true,
+		Check:    func(t harness.T, r *harness.Result) { got = r },
+	}}, harness.Options{RecordDir: recDir})
 	require.NotNil(t, got)
 	assert.Equal(t, scripted.WireAnthropic, got.Requests[0].Wire)
 
@@ -81,8 +81,7 @@ func TestRecordDirHoldsModelExchanges(t *testing.T) {
 	assert.NotEmpty(t, ex.Chunks)
 
 	// Offline: the recorded exchanges stand in for the model.
-	p, err := replay.ServeProvider(rec.Exchanges(), replay.ProviderOptions{})
-	require.NoError(t, err)
+	p := replay.NewProvider(rec.Exchanges(), replay.ProviderOptions{})
 	defer p.Close()
 	rr := httptest.NewRecorder()
 	anthropicEcho(p.URL).ServeHTTP(rr, httptest.NewRequest("POST", "/", strings.NewReader(`{"threadId":"thread-1","runId":"run-1","messages":[],"tools":[],"context":[],"state":{},"forwardedProps":{}}`)))

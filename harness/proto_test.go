@@ -2,7 +2,6 @@ package harness_test
 
 import (
 	"encoding/json"
-	"fmt"
 	"net/http"
 	"strings"
 	"testing"
@@ -12,19 +11,6 @@ import (
 	"github.com/aguitest/aguitest/agui"
 	"github.com/aguitest/aguitest/harness"
 )
-
-// failures is a testing.TB that keeps what a case reports instead of
-// failing the test.
-type failures struct {
-	testing.TB
-	msgs []string
-}
-
-func (f *failures) Errorf(format string, args ...any) {
-	f.msgs = append(f.msgs, fmt.Sprintf(format, args...))
-}
-func (f *failures) Error(args ...any) { f.msgs = append(f.msgs, fmt.Sprint(args...)) }
-func (f *failures) Helper()           {}
 
 // streamAgent answers every run with the same events, in the encoding the
 // request's Accept header asks for (or always in one, when forced), plus
@@ -65,7 +51,7 @@ func streamAgent(forced agui.Encoding, extra ...[]byte) harness.Agent {
 	})
 }
 
-var protoCase = harness.Case{Name: "stream", Input: harness.User("Add b."), Golden: harness.NoGolden}
+var protoCase = harness.Case{Name: "stream", Input: harness.User("Add b."), NoGolden: true}
 
 // TestProtobufPath runs a case over each encoding: the client's view must
 // not depend on it.
@@ -117,12 +103,11 @@ func TestProtobufPathFailures(t *testing.T) {
 		}), `run 1: frame 1 at byte 0: frame-size: Protobuf message size exceeded maximum limit of 10485760 bytes (a frame of 1684108385 bytes); the bytes read as the text "data": is this server-sent events?`},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			f := &failures{TB: t}
 			c := protoCase
 			c.Accept = agui.MediaTypeProto
-			harness.Options{}.RunCase(f, tt.agent, c)
-			if !strings.Contains(strings.Join(f.msgs, "\n"), tt.want) {
-				t.Errorf("reported:\n%s\nwant a report containing %q", strings.Join(f.msgs, "\n"), tt.want)
+			r := harness.Options{}.Test(t.Context(), tt.agent, c)
+			if err := r.Err(); err == nil || !strings.Contains(err.Error(), tt.want) {
+				t.Errorf("reported:\n%v\nwant a report containing %q", err, tt.want)
 			}
 		})
 	}

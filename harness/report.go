@@ -7,7 +7,6 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"testing"
 
 	"github.com/aguitest/aguitest/agui"
 )
@@ -72,13 +71,13 @@ func (w *wantError) check(rep *report, res *Result) {
 		got := describeRunError(msg, code)
 		switch {
 		case w == nil:
-			rep.causef("run %d ended with RUN_ERROR: %s (set Case.WantError if the case expects it)", n, got)
+			rep.causef(ProblemRunError, n, "run %d ended with RUN_ERROR: %s (set Case.WantError if the case expects it)", n, got)
 		case !w.message.MatchString(msg) || w.Code != "" && w.Code != code:
-			rep.causef("run %d ended with RUN_ERROR: got %s, want %s", n, got, w.WantError)
+			rep.causef(ProblemRunError, n, "run %d ended with RUN_ERROR: got %s, want %s", n, got, w.WantError)
 		}
 	}
 	if w != nil && !errored {
-		rep.errorf("want a run ending with RUN_ERROR (%s), got none: %s", w.WantError, strings.Join(endings, ", "))
+		rep.errorf(ProblemRunError, 0, "want a run ending with RUN_ERROR (%s), got none: %s", w.WantError, strings.Join(endings, ", "))
 	}
 }
 
@@ -134,36 +133,47 @@ func ending(run RunResult) string {
 	return "ended without RUN_FINISHED"
 }
 
-// report collects the failures of a case, from any goroutine, to report
-// them on the test's goroutine when the case is over: causes first (what
-// ended a run early), then the rest in the order found.
+// report collects the problems of a case, from any goroutine: causes
+// first (what ended a run early), then the rest in the order found. Each
+// is told to on, if set, as it is found.
 type report struct {
-	mu       sync.Mutex
-	causes   []string
-	problems []string
+	mu     sync.Mutex
+	causes []Problem
+	rest   []Problem
+	on     func(Problem)
+}
+
+func (r *report) add(p Problem) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if p.Cause {
+		r.causes = append(r.causes, p)
+	} else {
+		r.rest = append(r.rest, p)
+	}
+	if r.on != nil {
+		r.on(p)
+	}
 }
 
 // causef records what ended a run early.
-func (r *report) causef(format string, args ...any) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	r.causes = append(r.causes, fmt.Sprintf(format, args...))
+func (r *report) causef(kind ProblemKind, run int, format string, args ...any) {
+	r.add(Problem{Kind: kind, Run: run, Cause: true, Text: fmt.Sprintf(format, args...)})
 }
 
-// errorf records a failure.
-func (r *report) errorf(format string, args ...any) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	r.problems = append(r.problems, fmt.Sprintf(format, args...))
+// errorf records a problem.
+func (r *report) errorf(kind ProblemKind, run int, format string, args ...any) {
+	r.add(Problem{Kind: kind, Run: run, Text: fmt.Sprintf(format, args...)})
 }
 
-// flush reports what was recorded on t, causes first.
-func (r *report) flush(t testing.TB) {
-	t.Helper()
+// violation records a verifier's finding.
+func (r *report) violation(run int, v agui.Violation, text string) {
+	r.add(Problem{Kind: ProblemViolation, Run: run, Violation: &v, Text: text})
+}
+
+// problems returns what was recorded, causes first.
+func (r *report) problems() []Problem {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	for _, s := range append(r.causes, r.problems...) {
-		t.Error(s)
-	}
-	r.causes, r.problems = nil, nil
+	return append(append([]Problem(nil), r.causes...), r.rest...)
 }

@@ -1,7 +1,6 @@
 package harness_test
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"flag"
@@ -9,9 +8,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
-	"os/exec"
 	"path/filepath"
-	"regexp"
 	"strings"
 	"testing"
 
@@ -53,14 +50,14 @@ func TestFrontendToolRoundTrip(t *testing.T) {
 	}}
 	var got *harness.Result
 	recDir := t.TempDir()
-	harness.Options{Dir: t.TempDir(), RecordDir: recDir}.Run(t, harness.Func(chatAgent(false)), []harness.Case{{
-		Name:   "location",
-		Input:  harness.User("Where am I?"),
-		Script: script,
-		Tools:  []harness.Tool{locationTool},
-		Golden: harness.NoGolden,
-		Check:  func(t *testing.T, r *harness.Result) { got = r },
-	}})
+	harness.Run(t, harness.Func(chatAgent(false)), []harness.Case{{
+		Name:     "location",
+		Input:    harness.User("Where am I?"),
+		Script:   script,
+		Tools:    []harness.Tool{locationTool},
+		NoGolden: true,
+		Check:    func(t harness.T, r *harness.Result) { got = r },
+	}}, harness.Options{Dir: t.TempDir(), RecordDir: recDir})
 	require.NotNil(t, got)
 	require.Len(t, got.Runs, 2)
 	assert.Equal(t, "run-1", got.Runs[0].Input.RunID)
@@ -118,10 +115,10 @@ func TestMergedGoldenStableAcrossPlans(t *testing.T) {
 	}
 	// Write the goldens as -update does, then check them.
 	setUpdate(t, true)
-	harness.Options{Dir: dir}.Run(t, harness.Func(chatAgent(false)), cases)
+	harness.Run(t, harness.Func(chatAgent(false)), cases, harness.Options{Dir: dir})
 	setUpdate(t, false)
 	t.Run("check", func(t *testing.T) {
-		harness.Options{Dir: dir}.Run(t, harness.Func(chatAgent(false)), cases)
+		harness.Run(t, harness.Func(chatAgent(false)), cases, harness.Options{Dir: dir})
 	})
 
 	files, err := filepath.Glob(filepath.Join(dir, t.Name(), "*.golden"))
@@ -166,17 +163,17 @@ func TestHandlerAgent(t *testing.T) {
 			}
 		})
 	})
-	harness.Options{Dir: t.TempDir()}.Run(t, agent, []harness.Case{
-		{Name: "hello", Input: harness.User("hi"), Script: scripted.Script{Turns: []scripted.Turn{{Text: "Hello!"}}}, Golden: harness.NoGolden,
-			Check: func(t *testing.T, r *harness.Result) { assert.Equal(t, "Hello!", r.LastText()) }},
+	harness.Run(t, agent, []harness.Case{
+		{Name: "hello", Input: harness.User("hi"), Script: scripted.Script{Turns: []scripted.Turn{{Text: "Hello!"}}}, NoGolden: true,
+			Check: func(t harness.T, r *harness.Result) { assert.Equal(t, "Hello!", r.LastText()) }},
 		{Name: "follow-up", Input: harness.Input{Messages: harness.User("hi").Messages, FollowUps: []string{"and again"}},
-			Script: scripted.Script{Turns: []scripted.Turn{{Text: "Hello!"}, {Expect: scripted.Expect{LastUser: "again"}, Text: "Hello again!"}}},
-			Golden: harness.NoGolden,
-			Check: func(t *testing.T, r *harness.Result) {
+			Script:   scripted.Script{Turns: []scripted.Turn{{Text: "Hello!"}, {Expect: scripted.Expect{LastUser: "again"}, Text: "Hello again!"}}},
+			NoGolden: true,
+			Check: func(t harness.T, r *harness.Result) {
 				assert.Len(t, r.Runs, 2)
 				assert.Equal(t, "Hello again!", r.LastText())
 			}},
-	})
+	}, harness.Options{Dir: t.TempDir()})
 	require.Len(t, baseURLs, 2)
 	assert.NotEqual(t, baseURLs[0], baseURLs[1], "each case has its own scripted server")
 	assert.True(t, strings.HasSuffix(baseURLs[0], "/v1"), baseURLs[0])
@@ -197,223 +194,61 @@ func TestStateIsApplied(t *testing.T) {
 		}
 		return nil
 	})
-	harness.Options{Dir: t.TempDir()}.Run(t, agent, []harness.Case{{
-		Name: "state", Input: harness.User("add b"), Golden: harness.NoGolden,
-		Check: func(t *testing.T, r *harness.Result) { assert.JSONEq(t, `{"tasks":["a","b"]}`, string(r.State)) },
-	}})
+	harness.Run(t, agent, []harness.Case{{
+		Name: "state", Input: harness.User("add b"), NoGolden: true,
+		Check: func(t harness.T, r *harness.Result) { assert.JSONEq(t, `{"tasks":["a","b"]}`, string(r.State)) },
+	}}, harness.Options{Dir: t.TempDir()})
 }
 
-// Failures are tested in a child process: each scenario below runs there
-// and must fail, and its output must say what went wrong and where.
-func TestFailureReports(t *testing.T) {
-	if os.Getenv("AGUITEST_HARNESS_CHILD") != "" {
-		t.Skip("runs only in the parent")
+// pong answers every run with the text "pong".
+var pong = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	var in agui.RunAgentInput
+	if err := json.NewDecoder(r.Body).Decode(&in); err != nil {
+		http.Error(w, err.Error(), http.StatusBadRequest)
+		return
 	}
-	tests := []struct {
-		name string
-		want []string
-	}{
-		{"BuggyInterleaving", []string{
-			"TestChildScenario/BuggyInterleaving/parallel",
-			"run 1: event 11 (TOOL_CALL_END) [toolCallId=run-1-call-2]: args-not-json: the arguments of tool call 'run-1-call-2' are not JSON",
-			`"{\"ti{\"idtle\"\":1}:\"a\"}"`,
-		}},
-		{"UnusedTurn", []string{"scripted LLM: turn 2 was never used: 1 request for 2 turns"}},
-		{"MissingGolden", []string{"golden file missing", "-update"}},
-		{"RunErrorFirst", []string{
-			`run 1 ended with RUN_ERROR: message "the provider is down", code "PROVIDER_DOWN"`,
-			"scripted LLM:",
-			"golden file missing",
-		}},
-		{"WantErrorMissing", []string{
-			`want a run ending with RUN_ERROR (message matching "down", code "PROVIDER_DOWN"), got none: run 1 finished`,
-		}},
-		{"WantErrorOther", []string{
-			`run 1 ended with RUN_ERROR: got message "the provider is down", code "PROVIDER_DOWN", want code "RATE_LIMITED"`,
-		}},
-		{"EnableEmptyDelta", []string{"run 1: event 3 (TEXT_MESSAGE_CONTENT) [messageId=m]: empty-delta: "}},
-		{"NotAnEventStream", []string{"run 1: response: content-type: the response has Content-Type \"application/json\""}},
-		{"UnreadableFrame", []string{
-			"run 1: frame 2 at line 3: frame-json: ",
-			"run 1: event 2 (TEXT_MESSAGE_END) at line 5 [messageId=m]: message-not-open: ",
-		}},
-		{"WantErrorBadPattern", []string{`case "bad": WantError.Message is not a regular expression`}},
-		{"ToolWithoutRun", []string{
-			`case "location": tool "get_user_location" has no Run`,
-			"--- PASS: TestChildScenario/ToolWithoutRun/fine",
-		}},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			cmd := exec.Command(os.Args[0], "-test.run", "^TestChildScenario$/^"+tt.name+"$", "-test.v")
-			cmd.Env = append(os.Environ(), "AGUITEST_HARNESS_CHILD="+tt.name)
-			var out bytes.Buffer
-			cmd.Stdout, cmd.Stderr = &out, &out
-			err := cmd.Run()
-			if err == nil {
-				t.Fatalf("the scenario passed; want it to fail. Output:\n%s", out.String())
-			}
-			assert.NotContains(t, out.String(), "panic:")
-			// Every failure points at the test's own line, not at the
-			// harness's insides.
-			places := regexp.MustCompile(`(?m)^\s+(\S+\.go:\d+): `).FindAllStringSubmatch(out.String(), -1)
-			assert.NotEmpty(t, places, "no failure lines:\n%s", out.String())
-			for _, p := range places {
-				assert.Regexp(t, `^run_test\.go:\d+$`, p[1], "a failure line's place")
-			}
-			// Each wanted line is there, in this order.
-			rest := out.String()
-			for _, w := range tt.want {
-				i := strings.Index(rest, w)
-				if !assert.GreaterOrEqual(t, i, 0, "output lacks %q after what came before:\n%s", w, out.String()) {
-					break
-				}
-				rest = rest[i+len(w):]
-			}
-		})
-	}
-}
-
-// TestChildScenario holds the failing scenarios of TestFailureReports.
-func TestChildScenario(t *testing.T) {
-	scenario := os.Getenv("AGUITEST_HARNESS_CHILD")
-	if scenario == "" {
-		t.Skip("runs only as TestFailureReports' child")
-	}
-	dir := t.TempDir()
-	t.Run("BuggyInterleaving", func(t *testing.T) {
-		harness.Options{Dir: dir}.Run(t, harness.Func(chatAgent(true)), []harness.Case{{
-			Name:  "parallel",
-			Input: harness.User("move"),
-			Script: scripted.Script{Turns: []scripted.Turn{{
-				Calls: []scripted.Call{{ID: "call-a", Name: "add_task", Args: `{"title":"a"}`}, {ID: "call-b", Name: "move_task", Args: `{"id":1}`}},
-				Plan:  scripted.Plan{Split: scripted.Split{Size: 4}, Order: scripted.Order{By: scripted.RoundRobin}},
-			}}},
-			Golden: harness.NoGolden,
-		}})
-	})
-	t.Run("UnusedTurn", func(t *testing.T) {
-		harness.Options{Dir: dir}.Run(t, harness.Func(chatAgent(false)), []harness.Case{{
-			Name: "extra", Input: harness.User("hi"), Golden: harness.NoGolden,
-			Script: scripted.Script{Turns: []scripted.Turn{{Text: "one"}, {Text: "two"}}},
-		}})
-	})
-	t.Run("MissingGolden", func(t *testing.T) {
-		harness.Options{Dir: dir}.Run(t, harness.Func(chatAgent(false)), []harness.Case{{
-			Name: "nogolden", Input: harness.User("hi"),
-			Script: scripted.Script{Turns: []scripted.Turn{{Text: "one"}}},
-		}})
-	})
-	t.Run("RunErrorFirst", func(t *testing.T) {
-		harness.Options{Dir: dir}.Run(t, harness.Func(failingAgent("the provider is down", "PROVIDER_DOWN")), []harness.Case{{
-			Name: "down", Input: harness.User("hi"),
-			Script: scripted.Script{Turns: []scripted.Turn{{Text: "one"}}},
-		}})
-	})
-	t.Run("WantErrorMissing", func(t *testing.T) {
-		harness.Options{Dir: dir}.Run(t, harness.Func(chatAgent(false)), []harness.Case{{
-			Name: "fine", Input: harness.User("hi"), Golden: harness.NoGolden,
-			Script:    scripted.Script{Turns: []scripted.Turn{{Text: "one"}}},
-			WantError: &harness.WantError{Message: "down", Code: "PROVIDER_DOWN"},
-		}})
-	})
-	t.Run("WantErrorOther", func(t *testing.T) {
-		harness.Options{Dir: dir}.Run(t, harness.Func(failingAgent("the provider is down", "PROVIDER_DOWN")), []harness.Case{{
-			Name: "down", Input: harness.User("hi"), Golden: harness.NoGolden,
-			Script:    scripted.Script{Turns: []scripted.Turn{{Text: "one"}}},
-			WantError: &harness.WantError{Code: "RATE_LIMITED"},
-		}})
-	})
-	t.Run("EnableEmptyDelta", func(t *testing.T) {
-		emptyDelta := func(_ context.Context, _ harness.Env, in agui.RunAgentInput, emit func(agui.Event) error) error {
-			for _, e := range []agui.Event{
-				agui.NewRunStarted(in.ThreadID, in.RunID),
-				agui.NewTextMessageStart("m"),
-				agui.NewEvent(agui.TextMessageContent, "messageId", "m", "delta", ""),
-				agui.NewTextMessageEnd("m"),
-				agui.NewRunFinished(in.ThreadID, in.RunID),
-			} {
-				if err := emit(e); err != nil {
-					return err
-				}
-			}
-			return nil
+	w.Header().Set("Content-Type", "text/event-stream")
+	enc := agui.NewSSEEncoder(w)
+	for _, e := range []agui.Event{
+		agui.NewRunStarted(in.ThreadID, in.RunID),
+		agui.NewTextMessageStart("m1"),
+		agui.NewTextMessageContent("m1", "pong"),
+		agui.NewTextMessageEnd("m1"),
+		agui.NewRunFinished(in.ThreadID, in.RunID),
+	} {
+		if err := enc.Encode(e); err != nil {
+			return
 		}
-		harness.Options{Dir: dir}.Run(t, harness.Func(emptyDelta), []harness.Case{{
-			Name: "empty", Input: harness.User("hi"), Golden: harness.NoGolden,
-			Enable: []agui.Rule{agui.RuleEmptyDelta},
-		}})
-	})
-	t.Run("NotAnEventStream", func(t *testing.T) {
-		// Valid events, as a JSON array: HttpAgent reads only an event
-		// stream, so this agent serves no client.
-		agent := harness.Handler(func(harness.Env) http.Handler {
-			return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-				w.Header().Set("Content-Type", "application/json")
-				fmt.Fprint(w, `[{"type":"RUN_STARTED","threadId":"t","runId":"r"},{"type":"RUN_FINISHED","threadId":"t","runId":"r"}]`)
-			})
-		})
-		harness.Options{Dir: dir}.Run(t, agent, []harness.Case{{Name: "json", Input: harness.User("hi"), Golden: harness.NoGolden}})
-	})
-	t.Run("UnreadableFrame", func(t *testing.T) {
-		// The second frame is not JSON: the client drops it with an
-		// error; the harness reports it and reads on.
-		agent := harness.Handler(func(harness.Env) http.Handler {
-			return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-				w.Header().Set("Content-Type", "text/event-stream")
-				fmt.Fprint(w, "data: {\"type\":\"RUN_STARTED\",\"threadId\":\"t\",\"runId\":\"r\"}\n\n"+
-					"data: {\"type\":\"TEXT_MESSAGE_START\",\"messageId\":\"m\"\n\n"+
-					"data: {\"type\":\"TEXT_MESSAGE_END\",\"messageId\":\"m\"}\n\n"+
-					"data: {\"type\":\"RUN_FINISHED\",\"threadId\":\"t\",\"runId\":\"r\"}\n\n")
-			})
-		})
-		harness.Options{Dir: dir}.Run(t, agent, []harness.Case{{Name: "frame", Input: harness.User("hi"), Golden: harness.NoGolden}})
-	})
-	t.Run("WantErrorBadPattern", func(t *testing.T) {
-		harness.Options{Dir: dir}.Run(t, harness.Func(failingAgent("x", "")), []harness.Case{{
-			Name: "bad", Input: harness.User("hi"), Golden: harness.NoGolden,
-			WantError: &harness.WantError{Message: "("},
-		}})
-	})
-	t.Run("ToolWithoutRun", func(t *testing.T) {
-		harness.Options{Dir: dir}.Run(t, harness.Func(locationAgent), []harness.Case{{
-			Name: "location", Input: harness.User("Where am I?"), Golden: harness.NoGolden,
-			Tools: []harness.Tool{{Name: "get_user_location"}},
-		}, {
-			Name: "fine", Input: harness.User("Where am I?"), Golden: harness.NoGolden,
-			Tools: []harness.Tool{locationTool},
-		}})
-	})
-	fmt.Println("scenario", scenario, "done")
-}
+	}
+})
 
 // An agent already running at a URL is posted to as it is.
 func TestURLAgent(t *testing.T) {
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		var in agui.RunAgentInput
-		if err := json.NewDecoder(r.Body).Decode(&in); err != nil {
-			http.Error(w, err.Error(), http.StatusBadRequest)
-			return
-		}
-		w.Header().Set("Content-Type", "text/event-stream")
-		enc := agui.NewSSEEncoder(w)
-		for _, e := range []agui.Event{
-			agui.NewRunStarted(in.ThreadID, in.RunID),
-			agui.NewTextMessageStart("m1"),
-			agui.NewTextMessageContent("m1", "pong"),
-			agui.NewTextMessageEnd("m1"),
-			agui.NewRunFinished(in.ThreadID, in.RunID),
-		} {
-			if err := enc.Encode(e); err != nil {
-				return
-			}
-		}
-	}))
+	srv := httptest.NewServer(pong)
 	defer srv.Close()
-	harness.Options{Dir: t.TempDir()}.Run(t, harness.URL(srv.URL), []harness.Case{{
-		Name: "ping", Input: harness.User("ping"), Golden: harness.NoGolden,
-		Check: func(t *testing.T, r *harness.Result) { assert.Equal(t, "pong", r.LastText()) },
-	}})
+	harness.Run(t, harness.URL(srv.URL), []harness.Case{{
+		Name: "ping", Input: harness.User("ping"), NoGolden: true,
+		Check: func(t harness.T, r *harness.Result) { assert.Equal(t, "pong", r.LastText()) },
+	}}, harness.Options{Dir: t.TempDir()})
+}
+
+// A CommandAgent's zero StartTimeout and Path wait the default time for
+// the program to listen on "/". The program is this test binary, serving
+// in TestChildAgent.
+func TestCommandAgentZeroValue(t *testing.T) {
+	agent := &harness.CommandAgent{Name: os.Args[0], Args: []string{"-test.run", "^TestChildAgent$"}, Env: []string{"AGUITEST_HARNESS_AGENT=1"}}
+	r := harness.Options{}.Test(t.Context(), agent, harness.Case{Name: "ping", Input: harness.User("ping"), NoGolden: true})
+	require.NoError(t, r.Err())
+	assert.Equal(t, "pong", r.Result.LastText())
+}
+
+// TestChildAgent serves pong on $PORT for TestCommandAgentZeroValue until
+// the harness stops it.
+func TestChildAgent(t *testing.T) {
+	if os.Getenv("AGUITEST_HARNESS_AGENT") == "" {
+		t.Skip("runs only as TestCommandAgentZeroValue's agent")
+	}
+	t.Fatal(http.ListenAndServe("127.0.0.1:"+os.Getenv("PORT"), pong))
 }
 
 // failingAgent ends every run with RUN_ERROR before asking the model.
@@ -430,25 +265,25 @@ func failingAgent(message, code string) func(context.Context, harness.Env, agui.
 // the agent turns into RUN_ERROR is such a case.
 func TestWantError(t *testing.T) {
 	ran := false
-	harness.Options{Dir: t.TempDir()}.Run(t, harness.Func(chatAgent(false)), []harness.Case{{
+	harness.Run(t, harness.Func(chatAgent(false)), []harness.Case{{
 		Name:  "provider-down",
 		Input: harness.User("hi"),
 		Script: scripted.Script{Turns: []scripted.Turn{{
 			Fault: &scripted.Fault{Kind: scripted.FaultStatus, Status: 503, Message: "overloaded"},
 		}}},
-		Golden:    harness.NoGolden,
+		NoGolden:  true,
 		WantError: &harness.WantError{Message: `HTTP status 503\b.*overloaded`},
-		Check: func(t *testing.T, r *harness.Result) {
+		Check: func(t harness.T, r *harness.Result) {
 			ran = true
 			require.Len(t, r.Runs, 1)
 			assert.Empty(t, r.Runs[0].Violations)
 		},
-	}})
-	harness.Options{Dir: t.TempDir()}.Run(t, harness.Func(failingAgent("no", "")), []harness.Case{{
+	}}, harness.Options{Dir: t.TempDir()})
+	harness.Run(t, harness.Func(failingAgent("no", "")), []harness.Case{{
 		Name:      "any-error",
 		Input:     harness.User("hi"),
-		Golden:    harness.NoGolden,
+		NoGolden:  true,
 		WantError: &harness.WantError{},
-	}})
+	}}, harness.Options{Dir: t.TempDir()})
 	assert.True(t, ran, "the case's Check ran")
 }

@@ -57,7 +57,7 @@ func locationAgent(_ context.Context, _ harness.Env, in agui.RunAgentInput, emit
 func TestToolWithoutArguments(t *testing.T) {
 	var args []string
 	var res *harness.Result
-	harness.Options{Dir: t.TempDir()}.Run(t, harness.Func(locationAgent), []harness.Case{{
+	harness.Run(t, harness.Func(locationAgent), []harness.Case{{
 		Name:  "location",
 		Input: harness.User("Where am I?"),
 		Tools: []harness.Tool{{
@@ -67,9 +67,9 @@ func TestToolWithoutArguments(t *testing.T) {
 				return "Seoul", ctx.Err()
 			},
 		}},
-		Golden: harness.NoGolden,
-		Check:  func(t *testing.T, r *harness.Result) { res = r },
-	}})
+		NoGolden: true,
+		Check:    func(t harness.T, r *harness.Result) { res = r },
+	}}, harness.Options{Dir: t.TempDir()})
 	assert.Equal(t, []string{"{}"}, args, "the arguments Tool.Run got")
 	require.NotNil(t, res)
 	require.Len(t, res.Runs, 2)
@@ -148,14 +148,14 @@ func TestResultForACallFromHistory(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			var res *harness.Result
-			harness.Options{Dir: t.TempDir()}.Run(t, harness.Func(agent(tt.results)), []harness.Case{{
-				Name:   "history",
-				Input:  harness.User("Where am I?"),
-				Tools:  []harness.Tool{locationTool},
-				Golden: harness.NoGolden,
-				Allow:  tt.allow,
-				Check:  func(t *testing.T, r *harness.Result) { res = r },
-			}})
+			harness.Run(t, harness.Func(agent(tt.results)), []harness.Case{{
+				Name:     "history",
+				Input:    harness.User("Where am I?"),
+				Tools:    []harness.Tool{locationTool},
+				NoGolden: true,
+				Allow:    tt.allow,
+				Check:    func(t harness.T, r *harness.Result) { res = r },
+			}}, harness.Options{Dir: t.TempDir()})
 			require.NotNil(t, res)
 			require.Len(t, res.Runs, 2)
 			assert.Empty(t, res.Runs[1].Violations)

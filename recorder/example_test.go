@@ -2,6 +2,7 @@ package recorder_test
 
 import (
 	"bytes"
+	"context"
 	"fmt"
 	"io"
 	"net/http"
@@ -10,6 +11,7 @@ import (
 	"time"
 
 	"github.com/aguitest/aguitest/agui"
+	"github.com/aguitest/aguitest/clock"
 	"github.com/aguitest/aguitest/recorder"
 )
 
@@ -76,35 +78,40 @@ func ExampleReader_truncated() {
 }
 
 func ExampleSink() {
-	// A fixed clock makes the offsets deterministic.
-	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
-	clock := func() time.Time { now = now.Add(time.Millisecond); return now }
+	// A virtual clock makes the offsets deterministic: its time moves only
+	// when something sleeps on it.
+	clk := new(clock.Virtual)
 	var file bytes.Buffer
 	w, _ := recorder.NewWriter(&file, recorder.Header{})
-	sink := &recorder.Sink{Writer: w, Clock: clock}
+	sink := &recorder.Sink{Writer: w, Clock: clk}
 
-	// The agent emits its events into the sink.
-	sink.Emit(agui.NewRunStarted("t", "run-7"))
-	sink.Emit(agui.NewTextMessageStart("m1"))
-	sink.Emit(agui.NewTextMessageContent("m1", "hello"))
-	sink.Emit(agui.NewTextMessageEnd("m1"))
-	sink.Emit(agui.NewRunFinished("t", "run-7"))
+	// The agent emits its events into the sink, a millisecond apart.
+	for _, e := range []agui.Event{
+		agui.NewRunStarted("t", "run-7"),
+		agui.NewTextMessageStart("m1"),
+		agui.NewTextMessageContent("m1", "hello"),
+		agui.NewTextMessageEnd("m1"),
+		agui.NewRunFinished("t", "run-7"),
+	} {
+		sink.Emit(e)
+		clk.Sleep(context.Background(), time.Millisecond)
+	}
 	sink.Close()
 
 	for _, r := range sink.Records() {
 		if r.Kind == recorder.KindEnd {
-			fmt.Println(r.Run, r.End.Outcome, r.End.Events, "events")
+			fmt.Println(r.Offset, r.Run, r.End.Outcome, r.End.Events, "events")
 			continue
 		}
 		fmt.Println(r.Offset, string(r.Event))
 	}
 	// Output:
-	// 1ms {"type":"RUN_STARTED","threadId":"t","runId":"run-7"}
-	// 2ms {"type":"TEXT_MESSAGE_START","messageId":"m1","role":"assistant"}
-	// 3ms {"type":"TEXT_MESSAGE_CONTENT","messageId":"m1","delta":"hello"}
-	// 4ms {"type":"TEXT_MESSAGE_END","messageId":"m1"}
-	// 5ms {"type":"RUN_FINISHED","threadId":"t","runId":"run-7"}
-	// run-7 finished 5 events
+	// 0s {"type":"RUN_STARTED","threadId":"t","runId":"run-7"}
+	// 1ms {"type":"TEXT_MESSAGE_START","messageId":"m1","role":"assistant"}
+	// 2ms {"type":"TEXT_MESSAGE_CONTENT","messageId":"m1","delta":"hello"}
+	// 3ms {"type":"TEXT_MESSAGE_END","messageId":"m1"}
+	// 4ms {"type":"RUN_FINISHED","threadId":"t","runId":"run-7"}
+	// 5ms run-7 finished 5 events
 }
 
 func ExampleMiddleware() {

@@ -12,6 +12,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/aguitest/aguitest/agui"
+	"github.com/aguitest/aguitest/internal/jsonx"
 )
 
 // Format is the value of the header's "format" field: what marks a file as
@@ -377,44 +378,9 @@ func marshal(v any) ([]byte, error) {
 	return bytes.TrimSuffix(buf.Bytes(), []byte("\n")), nil
 }
 
-const hexDigits = "0123456789abcdef"
-
-// appendString appends s as a JSON string. Invalid UTF-8 becomes U+FFFD, as
-// encoding/json does.
-func appendString(b []byte, s string) []byte {
-	b = append(b, '"')
-	for i := 0; i < len(s); {
-		c := s[i]
-		if c < utf8.RuneSelf {
-			switch {
-			case c == '"' || c == '\\':
-				b = append(b, '\\', c)
-			case c == '\n':
-				b = append(b, '\\', 'n')
-			case c == '\r':
-				b = append(b, '\\', 'r')
-			case c == '\t':
-				b = append(b, '\\', 't')
-			case c < 0x20:
-				b = append(b, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xf])
-			default:
-				b = append(b, c)
-			}
-			i++
-			continue
-		}
-		r, size := utf8.DecodeRuneInString(s[i:])
-		if r == utf8.RuneError && size == 1 {
-			b = append(b, `\ufffd`...)
-		} else if r == '\u2028' || r == '\u2029' {
-			b = append(b, '\\', 'u', '2', '0', '2', hexDigits[r&0xf])
-		} else {
-			b = append(b, s[i:i+size]...)
-		}
-		i += size
-	}
-	return append(b, '"')
-}
+// appendString appends s as a JSON string, the module's one way
+// (jsonx.AppendQuote).
+func appendString(b []byte, s string) []byte { return jsonx.AppendQuote(b, s) }
 
 // eventPrefix starts every event record this package writes.
 var eventPrefix = []byte(`{"kind":"event","run":"`)

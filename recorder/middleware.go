@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"github.com/aguitest/aguitest/agui"
+	"github.com/aguitest/aguitest/clock"
 )
 
 // DefaultBufferSize is the bytes a run may have waiting for storage when
@@ -70,8 +71,9 @@ type Config struct {
 	// to those named. Credential headers are never recorded.
 	HeaderAllowlist []string
 
-	// Clock returns the current time; nil means time.Now.
-	Clock func() time.Time
+	// Clock stamps the records' offsets and names the files; nil means
+	// the real clock.
+	Clock clock.Clock
 	// OnError is called (from a background goroutine) when storage fails,
 	// and by Middleware when Dir cannot be created. Nil logs each failure
 	// with slog.Default at level Error.
@@ -165,9 +167,7 @@ func Middleware(next http.Handler, cfg Config) *Handler {
 	if cfg.BufferSize <= 0 {
 		cfg.BufferSize = DefaultBufferSize
 	}
-	if cfg.Clock == nil {
-		cfg.Clock = time.Now
-	}
+	cfg.Clock = clock.Or(cfg.Clock)
 	if cfg.FlushInterval <= 0 {
 		cfg.FlushInterval = DefaultFlushInterval
 	}
@@ -214,7 +214,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	h.runs.Add(1)
-	rn := &run{h: h, seq: h.seq.Add(1), start: h.cfg.Clock(), wake: make(chan struct{}, 1), urgent: make(chan struct{}, 1)}
+	rn := &run{h: h, seq: h.seq.Add(1), start: h.cfg.Clock.Now(), wake: make(chan struct{}, 1), urgent: make(chan struct{}, 1)}
 	var body []byte
 	if r.Body != nil && r.Body != http.NoBody {
 		var err error
@@ -313,7 +313,7 @@ type run struct {
 	last       []byte // the last event's JSON
 	lines      []byte // encoded records waiting to be written
 	nlines     int
-	sse        sseSplitter
+	sse        agui.SSEParser
 	proto      protoSplitter
 	enc        agui.Encoding // "" until the first response bytes
 	zchecked   bool          // the Content-Encoding was looked at
@@ -330,7 +330,7 @@ func (rn *run) signal() {
 
 // tee copies response bytes for recording without ever blocking on storage.
 func (rn *run) tee(p []byte) {
-	at := rn.h.cfg.Clock()
+	at := rn.h.cfg.Clock.Now()
 	rn.mu.Lock()
 	rn.bytes += int64(len(p))
 	if rn.queued+len(p) > rn.h.cfg.BufferSize {
@@ -404,7 +404,7 @@ func (rn *run) addRecord(r Record, size int) {
 		rn.h.droppedRecords.Add(1)
 		return
 	}
-	rn.queue = append(rn.queue, item{at: rn.h.cfg.Clock(), rec: &r})
+	rn.queue = append(rn.queue, item{at: rn.h.cfg.Clock.Now(), rec: &r})
 	rn.queued += size
 	rn.mu.Unlock()
 	rn.signal()
@@ -570,7 +570,7 @@ func (rn *run) input(gap int64, data []byte, at time.Time) {
 			if rn.enc == agui.EncodingProto {
 				rn.proto.gap()
 			} else {
-				rn.sse.gap()
+				rn.sse.Gap()
 			}
 		}
 		rn.decoded(data, at)
@@ -589,7 +589,7 @@ func (rn *run) decoded(data []byte, at time.Time) {
 		rn.proto.feed(data, func(f frame) { rn.frame(f, at) })
 		return
 	}
-	rn.sse.feed(data, func(data []byte) { rn.event(data, at) })
+	rn.sse.Feed(data, func(m agui.SSEMessage) { rn.event(m.Data, at) })
 }
 
 // encoding tells the response's encoding by its Content-Type, or by its
@@ -646,11 +646,7 @@ func (rn *run) event(data []byte, at time.Time) {
 	// An event record holds what the Reader reads back as an event: one
 	// line of JSON that agui.ParseEvent accepts. Anything else (a
 	// keepalive object without a type, invalid UTF-8) is kept as data.
-	if len(data) == 0 || data[0] != '{' || !oneLine(data) {
-		rn.add(Record{Kind: KindEvent, Run: rn.id, Offset: off, Data: string(rd.Text(data))})
-		return
-	}
-	if _, err := agui.ParseEvent(data); err != nil {
+	if len(data) == 0 || data[0] != '{' || !oneLine(data) || !isEvent(data) {
 		rn.add(Record{Kind: KindEvent, Run: rn.id, Offset: off, Data: string(rd.Text(data))})
 		return
 	}
@@ -779,7 +775,7 @@ func safeName(s string) string {
 }
 
 func (rn *run) end() {
-	now := rn.h.cfg.Clock()
+	now := rn.h.cfg.Clock.Now()
 	rn.mu.Lock()
 	trailing, tail := rn.gapNext, rn.tail
 	rn.gapNext, rn.tail = 0, nil
@@ -795,7 +791,7 @@ func (rn *run) end() {
 	if rn.enc == agui.EncodingProto {
 		rn.proto.end(func(f frame) { rn.frame(f, now) })
 	} else {
-		rn.sse.end(func(data []byte) { rn.event(data, now) })
+		rn.sse.End(func(m agui.SSEMessage) { rn.event(m.Data, now) })
 	}
 	rn.mu.Lock()
 	end := &End{Status: rn.status, ContentType: rn.ctype, ContentEncoding: rn.cenc, Bytes: rn.bytes, Events: rn.events,

@@ -20,6 +20,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/go-cmp/cmp"
+
 	"github.com/aguitest/aguitest/agui"
 )
 
@@ -680,5 +682,39 @@ func TestProxyForwardsToTheEndpoint(t *testing.T) {
 		if end := endOf(t, recs); end.Outcome != OutcomeFinished {
 			t.Errorf("target %s, POST %q: recorded %+v", tt.target, tt.path, end)
 		}
+	}
+}
+
+// An event whose data is not UTF-8 is recorded as data, which the reader
+// reads, rather than as an event the reader would refuse: the recording
+// stays readable, and the client's other events are in it.
+func TestMiddlewareInvalidUTF8Event(t *testing.T) {
+	var file bytes.Buffer
+	w, _ := NewWriter(&file, Header{})
+	bad := "{\"type\":\"TEXT_MESSAGE_CONTENT\",\"messageId\":\"m\",\"delta\":\"caf\xe9\"}"
+	h := Middleware(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/event-stream")
+		fmt.Fprint(w, "data: {\"type\":\"RUN_STARTED\",\"threadId\":\"t\",\"runId\":\"r\"}\n\n")
+		fmt.Fprint(w, "data: "+bad+"\n\n")
+		fmt.Fprint(w, "data: {\"type\":\"RUN_FINISHED\",\"threadId\":\"t\",\"runId\":\"r\"}\n\n")
+	}), Config{Writer: w})
+	h.ServeHTTP(httptest.NewRecorder(), httptest.NewRequest("POST", "/", strings.NewReader(`{"runId":"r"}`)))
+	h.Wait()
+	recs, errs := readAll(t, NewReader(&file, "e"))
+	if len(errs) > 0 {
+		t.Fatalf("the recording does not read back: %v", errs)
+	}
+	var kinds []string
+	for _, r := range recs {
+		switch {
+		case r.Kind == KindEvent && r.Data != "":
+			kinds = append(kinds, "data "+r.Data)
+		case r.Kind == KindEvent:
+			kinds = append(kinds, "event "+string(lastType(r.Event)))
+		}
+	}
+	want := []string{"event RUN_STARTED", "data " + strings.ToValidUTF8(bad, "\uFFFD"), "event RUN_FINISHED"}
+	if diff := cmp.Diff(want, kinds); diff != "" {
+		t.Errorf("records (-want +got):\n%s", diff)
 	}
 }

@@ -22,6 +22,7 @@ func sameJSON(a, b []byte) bool {
 // protoAgent serves evs as protobuf frames, each written in two pieces,
 // then the extra frames (raw messages) before the last event.
 func protoAgent(t *testing.T, evs []agui.Event, extra [][]byte, contentType string) http.Handler {
+	t.Helper()
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if contentType != "" {
 			w.Header().Set("Content-Type", contentType)

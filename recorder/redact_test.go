@@ -97,7 +97,7 @@ func TestTransportRecordsAsRead(t *testing.T) {
 	var sink strings.Builder
 	w, _ := NewWriter(&sink, Header{})
 	now := time.Unix(0, 0)
-	tr := &Transport{Base: base, Writer: w, Run: "p", Clock: func() time.Time { now = now.Add(10 * time.Millisecond); return now }}
+	tr := &Transport{Base: base, Writer: w, Run: "p", Clock: &stepClock{now: now, step: 10 * time.Millisecond}}
 	req, _ := http.NewRequest("POST", "http://llm/v1/chat/completions", strings.NewReader(`{"model":"m"}`))
 	req.Header.Set("Authorization", "Bearer k")
 	resp, err := tr.RoundTrip(req)

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/aguitest/aguitest/agui"
+	"github.com/aguitest/aguitest/clock"
 )
 
 // Sink records one run in process: a Go agent, or a harness driving one,
@@ -22,8 +23,8 @@ type Sink struct {
 	// Writer receives every record as it is made; nil keeps them in
 	// memory only.
 	Writer *Writer
-	// Clock returns the current time; nil means time.Now.
-	Clock func() time.Time
+	// Clock stamps the records' offsets; nil means the real clock.
+	Clock clock.Clock
 	// Redact is applied to the request and to each event before it is
 	// kept or written.
 	Redact Redact
@@ -39,12 +40,7 @@ type Sink struct {
 	err     error
 }
 
-func (s *Sink) now() time.Time {
-	if s.Clock != nil {
-		return s.Clock()
-	}
-	return time.Now()
-}
+func (s *Sink) now() time.Time { return clock.Or(s.Clock).Now() }
 
 // begin sets the run's start time and name; s.mu is held.
 func (s *Sink) begin(runID string) {

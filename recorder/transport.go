@@ -12,6 +12,8 @@ import (
 	"net/url"
 	"sync"
 	"time"
+
+	"github.com/aguitest/aguitest/clock"
 )
 
 // maxExchangeBytes bounds the response bytes kept for one provider
@@ -42,19 +44,14 @@ type Transport struct {
 	Run string
 	// Redact is applied to request bodies, headers and chunk text.
 	Redact Redact
-	// Clock returns the current time; nil means time.Now.
-	Clock func() time.Time
+	// Clock stamps the chunks' offsets; nil means the real clock.
+	Clock clock.Clock
 
 	mu    sync.Mutex
 	start time.Time
 }
 
-func (t *Transport) now() time.Time {
-	if t.Clock != nil {
-		return t.Clock()
-	}
-	return time.Now()
-}
+func (t *Transport) now() time.Time { return clock.Or(t.Clock).Now() }
 
 // RoundTrip makes the request with Base and records the exchange when the
 // response body is read to its end, fails, or is closed.

@@ -90,11 +90,7 @@ func (w *Writer) Write(recs ...Record) error {
 	if len(b) == 0 {
 		return nil
 	}
-	if _, err := w.w.Write(b); err != nil {
-		w.err = err
-		return err
-	}
-	return nil
+	return w.writeLocked(b)
 }
 
 // writeLines writes encoded records with one call.
@@ -107,6 +103,12 @@ func (w *Writer) writeLines(b []byte) error {
 	if w.closed {
 		return errClosed
 	}
+	return w.writeLocked(b)
+}
+
+// writeLocked writes b with one call; w.mu is held. A failure is kept:
+// every later call returns it.
+func (w *Writer) writeLocked(b []byte) error {
 	if _, err := w.w.Write(b); err != nil {
 		w.err = err
 		return err

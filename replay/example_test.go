@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"net/http/httptest"
 	"strings"
 
 	"github.com/aguitest/aguitest/agui"
@@ -12,13 +11,13 @@ import (
 	"github.com/aguitest/aguitest/replay"
 )
 
-func ExampleHandler() {
+func ExampleNewServer() {
 	rec, err := replay.Load("../recorder/testdata/weather.jsonl")
 	if err != nil {
 		panic(err)
 	}
 	// Speed 0 sends the events at once; 1 keeps the recorded timing.
-	srv := httptest.NewServer(replay.Handler(rec.Runs, replay.Options{Speed: 0}))
+	srv := replay.NewServer(rec.Runs, replay.Options{Speed: 0})
 	defer srv.Close()
 
 	resp, err := http.Post(srv.URL, "application/json", strings.NewReader(`{"threadId":"thread-1","runId":"run-1"}`))
@@ -41,6 +40,15 @@ func ExampleHandler() {
 		}
 		fmt.Println(e.Type())
 	}
+
+	// A request too many is refused, and Check says so.
+	again, err := http.Post(srv.URL, "application/json", strings.NewReader(`{"threadId":"thread-1","runId":"run-2"}`))
+	if err != nil {
+		panic(err)
+	}
+	again.Body.Close()
+	fmt.Println(again.Status)
+	fmt.Println(srv.Check())
 	// Output:
 	// RUN_STARTED
 	// TEXT_MESSAGE_START
@@ -52,6 +60,8 @@ func ExampleHandler() {
 	// TOOL_CALL_ARGS "\"Paris\"}"
 	// TOOL_CALL_END
 	// RUN_FINISHED
+	// 409 Conflict
+	// 1 request was refused: no run was left to serve (1 run, Loop off)
 }
 
 func ExampleRuns() {
@@ -75,10 +85,7 @@ func ExampleRuns() {
 
 func ExampleProvider() {
 	rec, _ := replay.Load("../recorder/testdata/weather.jsonl")
-	llm, err := replay.ServeProvider(rec.Exchanges(), replay.ProviderOptions{})
-	if err != nil {
-		panic(err)
-	}
+	llm := replay.NewProvider(rec.Exchanges(), replay.ProviderOptions{})
 	defer llm.Close()
 
 	// The agent's request differs from the recorded one in its model.

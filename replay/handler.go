@@ -12,16 +12,19 @@ import (
 	"time"
 
 	"github.com/aguitest/aguitest/agui"
+	"github.com/aguitest/aguitest/clock"
+	"github.com/aguitest/aguitest/internal/serve"
+	"github.com/aguitest/aguitest/internal/words"
 )
 
-// Options configures Handler and the provider replay.
+// Options configures Server and Stream.
 type Options struct {
 	// Speed scales the recorded timing: 1 replays it as recorded, 2 twice
 	// as fast, 0 (the zero value) sends everything at once.
 	Speed float64
-	// Sleep waits d or until ctx is done; nil uses a real timer. Tests
-	// inject one to replay timing without waiting.
-	Sleep func(ctx context.Context, d time.Duration) error
+	// Clock paces the recorded timing; nil means the real clock. Tests
+	// give a clock.Virtual to replay timing without waiting.
+	Clock clock.Clock
 	// Loop serves the runs again from the first once all were served;
 	// without it, a request after the last run is refused (409).
 	Loop bool
@@ -53,18 +56,13 @@ type Options struct {
 // Options.MaxRequestBytes is zero.
 const DefaultMaxRequestBytes = 8 << 20
 
-// maxRequest returns the request body limit.
-func (o *Options) maxRequest() int64 {
-	if o.MaxRequestBytes > 0 {
-		return o.MaxRequestBytes
+// readBody reads a request's body within limit (DefaultMaxRequestBytes
+// when 0 or less); a larger one is answered 413 and reported as false.
+func readBody(w http.ResponseWriter, r *http.Request, limit int64, answer func(status int, msg string)) ([]byte, bool) {
+	if limit <= 0 {
+		limit = DefaultMaxRequestBytes
 	}
-	return DefaultMaxRequestBytes
-}
-
-// readBody reads a request's body within the limit; a larger one is
-// answered 413 and reported as false.
-func (o *Options) readBody(w http.ResponseWriter, r *http.Request, answer func(status int, msg string)) ([]byte, bool) {
-	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, o.maxRequest()))
+	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, limit))
 	var tooLarge *http.MaxBytesError
 	switch {
 	case errors.As(err, &tooLarge):
@@ -87,22 +85,13 @@ func (o *Options) allowOrigin(origin string) bool {
 	return false
 }
 
-func (o *Options) wait(ctx context.Context, d time.Duration) error {
-	if o.Speed <= 0 || d <= 0 {
+// wait waits d scaled by speed on c (the real clock when nil), or until
+// ctx is done; a speed of 0 or less does not wait.
+func wait(ctx context.Context, c clock.Clock, speed float64, d time.Duration) error {
+	if speed <= 0 || d <= 0 {
 		return ctx.Err()
 	}
-	d = time.Duration(float64(d) / o.Speed)
-	if o.Sleep != nil {
-		return o.Sleep(ctx, d)
-	}
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-t.C:
-		return nil
-	case <-ctx.Done():
-		return ctx.Err()
-	}
+	return clock.Or(c).Sleep(ctx, time.Duration(float64(d)/speed))
 }
 
 // Handler serves recorded runs as an AG-UI endpoint: each POST receives the
@@ -118,30 +107,87 @@ func (o *Options) wait(ctx context.Context, d time.Duration) error {
 // as they came). What an encoding cannot carry goes to Options.OnLoss.
 // Browsers may call it only from the origins Options.AllowOrigins names:
 // by default no web page can read what it serves.
+//
+// Handler's Server is for mounting on a server of one's own; NewServer
+// also starts one on a loopback port.
 func Handler(runs []*Run, opt Options) *Server {
-	return &Server{runs: runs, opt: opt, served: make([]bool, len(runs))}
+	return &Server{runs: runs, opt: opt, served: make([]bool, len(runs)), ever: make([]bool, len(runs))}
 }
 
-// Server is the http.Handler made by Handler.
+// NewServer starts a Server for runs on a free loopback port. It panics
+// when no port can be had; see Listen for an error.
+func NewServer(runs []*Run, opt Options) *Server {
+	s, err := Listen("127.0.0.1:0", runs, opt)
+	if err != nil {
+		panic("replay: " + err.Error())
+	}
+	return s
+}
+
+// Listen starts a Server for runs on addr.
+func Listen(addr string, runs []*Run, opt Options) (*Server, error) {
+	s := Handler(runs, opt)
+	srv, err := serve.Listen(addr, s)
+	if err != nil {
+		return nil, err
+	}
+	s.URL, s.srv = srv.URL, srv
+	return s, nil
+}
+
+// Server serves recorded runs as an AG-UI endpoint (see Handler). It has
+// the shape of every fake server here (scripted.Server, Provider):
+// NewServer starts it, URL locates it, Close stops it and waits, Check
+// reports what was left unused.
 type Server struct {
+	// URL is the endpoint of a started Server, http://127.0.0.1:PORT;
+	// "" for one made by Handler.
+	URL string
+
 	runs []*Run
 	opt  Options
+	srv  *serve.Server
 
-	mu     sync.Mutex
-	served []bool
-	next   int
-	count  int
+	mu      sync.Mutex
+	served  []bool // in this pass (Loop starts passes over)
+	ever    []bool // in any pass
+	next    int
+	refused int
+}
+
+// Close stops a started Server, ending the responses under way, and
+// waits for it. It does nothing for one made by Handler.
+func (s *Server) Close() {
+	if s.srv != nil {
+		s.srv.Close()
+	}
+}
+
+// Check reports the requests refused because every run had been served,
+// and the runs no request received, or nil.
+func (s *Server) Check() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var errs []error
+	if s.refused > 0 {
+		errs = append(errs, fmt.Errorf("%s refused: no run was left to serve (%s, Loop off)", words.Count(s.refused, "request was", "requests were"), words.Count(len(s.runs), "run", "runs")))
+	}
+	for i, r := range s.runs {
+		if !s.ever[i] {
+			errs = append(errs, fmt.Errorf("run %d of %d (%s) was never requested", i+1, len(s.runs), r.ID))
+		}
+	}
+	return errors.Join(errs...)
 }
 
 // pick chooses the run for a request.
 func (s *Server) pick(runID string) *Run {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.count++
 	if runID != "" {
 		for i, r := range s.runs {
 			if !s.served[i] && runIDOf(r) == runID {
-				s.served[i] = true
+				s.served[i], s.ever[i] = true, true
 				return r
 			}
 		}
@@ -149,7 +195,7 @@ func (s *Server) pick(runID string) *Run {
 	for pass := 0; pass < 2; pass++ {
 		for ; s.next < len(s.runs); s.next++ {
 			if !s.served[s.next] {
-				s.served[s.next] = true
+				s.served[s.next], s.ever[s.next] = true, true
 				return s.runs[s.next]
 			}
 		}
@@ -214,13 +260,16 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	var in struct {
 		RunID string `json:"runId"`
 	}
-	body, ok := s.opt.readBody(w, r, func(status int, msg string) { http.Error(w, msg, status) })
+	body, ok := readBody(w, r, s.opt.MaxRequestBytes, func(status int, msg string) { http.Error(w, msg, status) })
 	if !ok {
 		return
 	}
 	_ = json.Unmarshal(body, &in)
 	run := s.pick(in.RunID)
 	if run == nil {
+		s.mu.Lock()
+		s.refused++
+		s.mu.Unlock()
 		http.Error(w, fmt.Sprintf("aguitest replay: all %d recorded runs were served", len(s.runs)), http.StatusConflict)
 		return
 	}
@@ -240,25 +289,49 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // when ctx is done or a write fails.
 func Stream(ctx context.Context, w io.Writer, run *Run, opt Options) error {
 	if opt.Encoding == agui.EncodingProto {
-		return streamProto(ctx, w, run, opt)
+		enc := agui.NewProtoEncoder(w)
+		return paced(ctx, run, opt, func(i int, e Event) error {
+			switch {
+			case e.Frame != nil:
+				return enc.EncodeFrame(e.Frame) // as recorded
+			case e.Data != "":
+				opt.lose(run, i, errors.New("recorded data that is not an AG-UI event: not sent in protobuf"))
+				return nil
+			}
+			err := enc.Encode(e.Event)
+			if errors.Is(err, agui.ErrNoProtoForm) {
+				opt.lose(run, i, err)
+				return nil
+			}
+			if ls := enc.Losses(); err == nil && ls != nil {
+				opt.lose(run, i, &agui.LossError{Type: e.Event.Type(), Losses: ls})
+			}
+			return err
+		})
 	}
 	enc := agui.NewSSEEncoder(w)
+	return paced(ctx, run, opt, func(i int, e Event) error {
+		switch {
+		case e.Data != "":
+			return enc.EncodeMessage(agui.SSEMessage{Data: []byte(e.Data), Retry: -1})
+		case len(e.Event.Raw()) == 0:
+			opt.lose(run, i, errors.New("a protobuf frame that holds no event: not sent in server-sent events"))
+			return nil
+		}
+		return enc.Encode(e.Event)
+	})
+}
+
+// paced hands send each event of run at its recorded offset, scaled by
+// opt.Speed, and stops at the first error or when ctx is done.
+func paced(ctx context.Context, run *Run, opt Options, send func(i int, e Event) error) error {
 	var prev time.Duration
 	for i, e := range run.Events {
-		if err := opt.wait(ctx, e.Offset-prev); err != nil {
+		if err := wait(ctx, opt.Clock, opt.Speed, e.Offset-prev); err != nil {
 			return err
 		}
 		prev = e.Offset
-		var err error
-		switch {
-		case e.Data != "":
-			err = enc.EncodeMessage(agui.SSEMessage{Data: []byte(e.Data), Retry: -1})
-		case len(e.Event.Raw()) == 0:
-			opt.lose(run, i, errors.New("a protobuf frame that holds no event: not sent in server-sent events"))
-		default:
-			err = enc.Encode(e.Event)
-		}
-		if err != nil {
+		if err := send(i, e); err != nil {
 			return err
 		}
 	}
@@ -269,35 +342,4 @@ func (o *Options) lose(run *Run, i int, err error) {
 	if o.OnLoss != nil {
 		o.OnLoss(run, i, err)
 	}
-}
-
-// streamProto writes the run as protobuf frames.
-func streamProto(ctx context.Context, w io.Writer, run *Run, opt Options) error {
-	enc := agui.NewProtoEncoder(w)
-	var prev time.Duration
-	for i, e := range run.Events {
-		if err := opt.wait(ctx, e.Offset-prev); err != nil {
-			return err
-		}
-		prev = e.Offset
-		var err error
-		switch {
-		case e.Frame != nil:
-			err = enc.EncodeFrame(e.Frame) // as recorded
-		case e.Data != "":
-			opt.lose(run, i, errors.New("recorded data that is not an AG-UI event: not sent in protobuf"))
-		default:
-			err = enc.Encode(e.Event)
-			if errors.Is(err, agui.ErrNoProtoForm) {
-				opt.lose(run, i, err)
-				err = nil
-			} else if ls := enc.Losses(); err == nil && ls != nil {
-				opt.lose(run, i, &agui.LossError{Type: e.Event.Type(), Losses: ls})
-			}
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return nil
 }

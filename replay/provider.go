@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"net"
 	"net/http"
 	"net/url"
 	"sync"
@@ -12,13 +11,21 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/aguitest/aguitest/clock"
 	"github.com/aguitest/aguitest/internal/llmwire"
+	"github.com/aguitest/aguitest/internal/serve"
 	"github.com/aguitest/aguitest/recorder"
 )
 
 // ProviderOptions configures a Provider.
 type ProviderOptions struct {
-	Options
+	// Speed scales the recorded timing of the chunks: 1 replays it as
+	// recorded, 2 twice as fast, 0 (the zero value) sends each response
+	// at once.
+	Speed float64
+	// Clock paces the recorded timing; nil means the real clock. Tests
+	// give a clock.Virtual to replay timing without waiting.
+	Clock clock.Clock
 	// Redact is applied to each request's body before it is compared with
 	// the recorded one, which was redacted when it was recorded: use the
 	// rules the recording was made with.
@@ -27,6 +34,10 @@ type ProviderOptions struct {
 	// why they differ; nil compares the method, the URL path and the JSON
 	// body (a diff, -want +got).
 	Match func(want *recorder.Exchange, got *http.Request, body []byte) error
+	// MaxRequestBytes bounds a request's body; a larger one is answered
+	// 413, in its wire's error shape, and reported by Check. Zero means
+	// DefaultMaxRequestBytes.
+	MaxRequestBytes int64
 }
 
 // Provider serves recorded provider exchanges as a fake LLM: each request
@@ -45,16 +56,19 @@ type ProviderOptions struct {
 // naming the difference, and is reported by Check, as are exchanges never
 // requested. Point the agent's LLM clients at URL (or URL+"/v1").
 //
-// A Provider is safe for concurrent use; requests are matched in the order
-// they arrive.
+// A Provider has the shape of every fake server here (scripted.Server,
+// Server): NewProvider starts it, URL locates it, Close stops it and waits,
+// Check reports what was left unused. ProviderHandler makes one to mount
+// on a server of one's own. It is safe for concurrent use; requests are
+// matched in the order they arrive.
 type Provider struct {
-	// URL is the base URL of the server started by ServeProvider.
+	// URL is the base URL of a started Provider, http://127.0.0.1:PORT;
+	// "" for one made by ProviderHandler.
 	URL string
 
 	exchanges []Exchange
 	opt       ProviderOptions
-	srv       *http.Server
-	wg        sync.WaitGroup
+	srv       *serve.Server
 
 	mu       sync.Mutex
 	used     []bool
@@ -63,39 +77,39 @@ type Provider struct {
 	problems []error
 }
 
-// NewProvider returns a Provider serving exchanges, for mounting on a
-// server of one's own. ServeProvider also starts a loopback server.
-func NewProvider(exchanges []Exchange, opt ProviderOptions) *Provider {
+// ProviderHandler returns a Provider serving exchanges, for mounting on a
+// server of one's own; NewProvider also starts a loopback server.
+func ProviderHandler(exchanges []Exchange, opt ProviderOptions) *Provider {
 	return &Provider{exchanges: exchanges, opt: opt, used: make([]bool, len(exchanges))}
 }
 
-// ServeProvider starts a Provider on a free loopback port.
-func ServeProvider(exchanges []Exchange, opt ProviderOptions) (*Provider, error) {
-	return ListenProvider("127.0.0.1:0", exchanges, opt)
+// NewProvider starts a Provider on a free loopback port. It panics when
+// no port can be had; see ListenProvider for an error.
+func NewProvider(exchanges []Exchange, opt ProviderOptions) *Provider {
+	p, err := ListenProvider("127.0.0.1:0", exchanges, opt)
+	if err != nil {
+		panic("replay: " + err.Error())
+	}
+	return p
 }
 
 // ListenProvider starts a Provider on addr.
 func ListenProvider(addr string, exchanges []Exchange, opt ProviderOptions) (*Provider, error) {
-	p := NewProvider(exchanges, opt)
-	ln, err := net.Listen("tcp", addr)
+	p := ProviderHandler(exchanges, opt)
+	srv, err := serve.Listen(addr, p)
 	if err != nil {
 		return nil, err
 	}
-	p.URL = "http://" + ln.Addr().String()
-	p.srv = &http.Server{Handler: p, ReadHeaderTimeout: 10 * time.Second}
-	p.wg.Go(func() { _ = p.srv.Serve(ln) })
+	p.URL, p.srv = srv.URL, srv
 	return p, nil
 }
 
-// Close stops the server started by ServeProvider, ending the responses
-// under way, and waits for it.
-func (p *Provider) Close() error {
-	if p.srv == nil {
-		return nil
+// Close stops a started Provider, ending the responses under way, and
+// waits for it. It does nothing for one made by ProviderHandler.
+func (p *Provider) Close() {
+	if p.srv != nil {
+		p.srv.Close()
 	}
-	err := p.srv.Close()
-	p.wg.Wait()
-	return err
 }
 
 // Check reports every request that did not match and every exchange never
@@ -181,7 +195,7 @@ func (p *Provider) fail(w http.ResponseWriter, wire llmwire.Wire, err error) {
 // ServeHTTP answers a request with the next exchange.
 func (p *Provider) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	wire := llmwire.Of(r.URL.Path)
-	body, ok := p.opt.readBody(w, r, func(status int, msg string) {
+	body, ok := readBody(w, r, p.opt.MaxRequestBytes, func(status int, msg string) {
 		p.mu.Lock()
 		p.requests++
 		p.problems = append(p.problems, fmt.Errorf("request %d: %s %s: %s", p.requests, r.Method, r.URL.Path, msg))
@@ -233,7 +247,7 @@ func (p *Provider) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	rc := http.NewResponseController(w)
 	var prev time.Duration
 	for _, c := range ex.Chunks {
-		if err := p.opt.wait(r.Context(), c.Offset-prev); err != nil {
+		if err := wait(r.Context(), p.opt.Clock, p.opt.Speed, c.Offset-prev); err != nil {
 			return
 		}
 		prev = c.Offset

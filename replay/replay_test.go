@@ -8,11 +8,11 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/aguitest/aguitest/agui"
+	"github.com/aguitest/aguitest/clock"
 	"github.com/aguitest/aguitest/recorder"
 )
 
@@ -30,27 +30,19 @@ func load(t *testing.T, path string) *Recording {
 	return rec
 }
 
-// fakeSleep records the waits asked for and returns at once.
-type fakeSleep struct {
-	mu    sync.Mutex
-	waits []time.Duration
-}
+// blockedClock blocks every Sleep until its context ends, saying when the
+// first one started.
+type blockedClock struct{ waited chan struct{} }
 
-func (f *fakeSleep) sleep(ctx context.Context, d time.Duration) error {
-	f.mu.Lock()
-	f.waits = append(f.waits, d)
-	f.mu.Unlock()
-	return ctx.Err()
-}
+func (blockedClock) Now() time.Time { return clock.Epoch }
 
-func (f *fakeSleep) total() time.Duration {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	var t time.Duration
-	for _, w := range f.waits {
-		t += w
+func (c blockedClock) Sleep(ctx context.Context, d time.Duration) error {
+	select {
+	case c.waited <- struct{}{}:
+	default:
 	}
-	return t
+	<-ctx.Done()
+	return ctx.Err()
 }
 
 func TestLoad(t *testing.T) {
@@ -122,8 +114,8 @@ func TestHandlerTiming(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			fs := &fakeSleep{}
-			srv := httptest.NewServer(Handler([]*Run{run}, Options{Speed: tt.speed, Sleep: fs.sleep}))
+			clk := new(clock.Virtual)
+			srv := NewServer([]*Run{run}, Options{Speed: tt.speed, Clock: clk})
 			defer srv.Close()
 			resp, err := http.Post(srv.URL, "application/json", strings.NewReader(`{}`))
 			if err != nil {
@@ -146,8 +138,8 @@ func TestHandlerTiming(t *testing.T) {
 					t.Errorf("event %d = %s, want %s", i, got[i], want[i])
 				}
 			}
-			if d := fs.total() - tt.want; d < -time.Microsecond || d > time.Microsecond {
-				t.Errorf("waited %v in all, want %v", fs.total(), tt.want)
+			if d := clk.Elapsed() - tt.want; d < -time.Microsecond || d > time.Microsecond {
+				t.Errorf("waited %v in all, want %v", clk.Elapsed(), tt.want)
 			}
 		})
 	}
@@ -199,9 +191,15 @@ func TestHandlerRunSelection(t *testing.T) {
 	if len(s.Unserved()) != 0 {
 		t.Errorf("unserved: %v", s.Unserved())
 	}
+	if err := s.Check(); err == nil || err.Error() != "1 request was refused: no run was left to serve (3 runs, Loop off)" {
+		t.Errorf("Check() = %v", err)
+	}
 
-	loop := httptest.NewServer(Handler(runs[:1], Options{Loop: true}))
+	loop := NewServer(runs[:2], Options{Loop: true})
 	defer loop.Close()
+	if err := loop.Check(); err == nil || err.Error() != "run 1 of 2 (r1) was never requested\nrun 2 of 2 (r2) was never requested" {
+		t.Errorf("Check() before any request = %v", err)
+	}
 	for i := 0; i < 3; i++ {
 		resp, err := http.Post(loop.URL, "application/json", strings.NewReader(`{}`))
 		if err != nil {
@@ -212,23 +210,18 @@ func TestHandlerRunSelection(t *testing.T) {
 			t.Errorf("loop request %d: %d", i, resp.StatusCode)
 		}
 	}
+	if err := loop.Check(); err != nil {
+		t.Errorf("Check() after each run was served = %v", err)
+	}
 }
 
 func TestHandlerClientGoneStops(t *testing.T) {
 	run := load(t, weather).Runs[0]
 	ctx, cancel := context.WithCancel(context.Background())
 	waited := make(chan struct{}, 1) // the first wait is never missed
-	blocked := func(ctx context.Context, d time.Duration) error {
-		select {
-		case waited <- struct{}{}:
-		default:
-		}
-		<-ctx.Done()
-		return ctx.Err()
-	}
 	done := make(chan error)
 	go func() {
-		done <- Stream(ctx, io.Discard, run, Options{Speed: 1, Sleep: blocked})
+		done <- Stream(ctx, io.Discard, run, Options{Speed: 1, Clock: blockedClock{waited}})
 	}()
 	<-waited
 	cancel()
@@ -239,11 +232,8 @@ func TestHandlerClientGoneStops(t *testing.T) {
 
 func TestProvider(t *testing.T) {
 	exs := load(t, weather).Exchanges()
-	fs := &fakeSleep{}
-	p, err := ServeProvider(exs, ProviderOptions{Options: Options{Speed: 1, Sleep: fs.sleep}})
-	if err != nil {
-		t.Fatal(err)
-	}
+	clk := new(clock.Virtual)
+	p := NewProvider(exs, ProviderOptions{Speed: 1, Clock: clk})
 	defer p.Close()
 	body := `{"model":"m","messages":[{"role":"user","content":"Weather in Paris?"}],"stream":true}`
 	resp, err := http.Post(p.URL+"/v1/chat/completions", "application/json", strings.NewReader(body))
@@ -259,8 +249,8 @@ func TestProvider(t *testing.T) {
 	if resp.StatusCode != 200 || !bytes.Equal(got, want.Bytes()) {
 		t.Errorf("got %d %q, want 200 %q", resp.StatusCode, got, want.Bytes())
 	}
-	if fs.total() != 140*time.Millisecond {
-		t.Errorf("waited %v, want 140ms", fs.total())
+	if clk.Elapsed() != 140*time.Millisecond {
+		t.Errorf("waited %v, want 140ms", clk.Elapsed())
 	}
 	if err := p.Check(); err != nil {
 		t.Errorf("Check: %v", err)
@@ -279,10 +269,7 @@ func TestProvider(t *testing.T) {
 func TestProviderMismatchAndUnused(t *testing.T) {
 	exs := load(t, weather).Exchanges()
 	exs = append(exs, exs[0])
-	p, err := ServeProvider(exs, ProviderOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	p := NewProvider(exs, ProviderOptions{})
 	defer p.Close()
 	resp, err := http.Post(p.URL+"/v1/chat/completions", "application/json", strings.NewReader(`{"model":"m2","messages":[{"role":"user","content":"Weather in Paris?"}],"stream":true}`))
 	if err != nil {
@@ -355,10 +342,7 @@ func TestRecordThenReplayProvider(t *testing.T) {
 
 	// Offline: the provider is gone; the replay answers instead.
 	llm.Close()
-	p, err := ServeProvider(rec.Exchanges(), ProviderOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	p := NewProvider(rec.Exchanges(), ProviderOptions{})
 	defer p.Close()
 	rr := httptest.NewRecorder()
 	agentFor(p.URL).ServeHTTP(rr, httptest.NewRequest("POST", "/", strings.NewReader(`{}`)))

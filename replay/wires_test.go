@@ -140,10 +140,7 @@ func TestCaptureReplayEveryWire(t *testing.T) {
 				t.Errorf("the recorded chunks do not hold the answer:\n%s", body.String())
 			}
 
-			p, err := ServeProvider(exs, ProviderOptions{})
-			if err != nil {
-				t.Fatal(err)
-			}
+			p := NewProvider(exs, ProviderOptions{})
 			defer p.Close()
 			replayed, err := c.read(t.Context(), p.URL+"/v1", http.DefaultClient)
 			if err != nil {
@@ -184,10 +181,7 @@ func TestReplayAcrossWires(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p, err := ServeProvider(rec.Exchanges(), ProviderOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	p := NewProvider(rec.Exchanges(), ProviderOptions{})
 	defer p.Close()
 	// The OpenAI request first now, and the Anthropic client without /v1.
 	var got []string
@@ -227,10 +221,7 @@ func TestReplayMismatchShape(t *testing.T) {
 		t.Fatal(err)
 	}
 	rec, _ := Read(recorder.NewReader(&buf, "rec"))
-	p, err := ServeProvider(rec.Exchanges(), ProviderOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	p := NewProvider(rec.Exchanges(), ProviderOptions{})
 	defer p.Close()
 	resp, err := http.Post(p.URL+"/v1/messages", "application/json", strings.NewReader(`{"model":"other","max_tokens":9,"messages":[{"role":"user","content":"hi"}],"stream":true}`))
 	if err != nil {

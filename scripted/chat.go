@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/aguitest/aguitest/clock"
 	"github.com/aguitest/aguitest/internal/llmwire"
 )
 
@@ -222,7 +223,7 @@ type chatEncoder struct {
 }
 
 func newChatEncoder(a *answer) *chatEncoder {
-	return newChatEncoderOf("chatcmpl-scripted-"+strconv.Itoa(a.turn), a.model, Epoch.Unix(), a.req.IncludeUsage)
+	return newChatEncoderOf("chatcmpl-scripted-"+strconv.Itoa(a.turn), a.model, clock.Epoch.Unix(), a.req.IncludeUsage)
 }
 
 func newChatEncoderOf(id, model string, created int64, includeUsage bool) *chatEncoder {
@@ -384,6 +385,6 @@ func completeChat(a *answer) []byte {
 		SystemFingerprint string   `json:"system_fingerprint"`
 		Choices           []choice `json:"choices"`
 		Usage             Usage    `json:"usage"`
-	}{"chatcmpl-scripted-" + strconv.Itoa(a.turn), "chat.completion", Epoch.Unix(), a.model, "fp_scripted", []choice{{0, msg, nil, a.t.finish()}}, a.usage})
+	}{"chatcmpl-scripted-" + strconv.Itoa(a.turn), "chat.completion", clock.Epoch.Unix(), a.model, "fp_scripted", []choice{{0, msg, nil, a.t.finish()}}, a.usage})
 	return b
 }

@@ -22,19 +22,26 @@ func TestOpenAIGoStream(t *testing.T) {
 			if tc.noIndex {
 				t.Skip("openai-go's accumulator keys calls by index; see TestGoOpenAINoIndex and TestNativePlans")
 			}
-			srv := NewServer(oneTurn(tc.plan))
-			defer srv.Close()
-			got, err := openAIGo(t.Context(), srv.URL)
-			if err != nil {
-				t.Fatalf("plan %s: %v", tc.plan, err)
-			}
-			if d := cmp.Diff(wantJoined(), got); d != "" {
-				t.Errorf("plan %s: reassembled answer (-want +got):\n%s", tc.plan, d)
-			}
-			if err := srv.Check(); err != nil {
-				t.Error(err)
-			}
+			reassembles(t, tc.plan, openAIGo)
 		})
+	}
+}
+
+// reassembles checks that a client reads the one-turn script, served
+// under plan, back whole, and that the server saw what the script expects.
+func reassembles(t *testing.T, plan Plan, client func(ctx context.Context, url string) (joined, error)) {
+	t.Helper()
+	srv := NewServer(oneTurn(plan))
+	defer srv.Close()
+	got, err := client(t.Context(), srv.URL)
+	if err != nil {
+		t.Fatalf("plan %s: %v", plan, err)
+	}
+	if d := cmp.Diff(wantJoined(), got); d != "" {
+		t.Errorf("plan %s: reassembled answer (-want +got):\n%s", plan, d)
+	}
+	if err := srv.Check(); err != nil {
+		t.Error(err)
 	}
 }
 
@@ -88,18 +95,7 @@ func openAIGo(ctx context.Context, url string) (joined, error) {
 func TestGoOpenAIStream(t *testing.T) {
 	for _, tc := range planCases() {
 		t.Run(tc.name, func(t *testing.T) {
-			srv := NewServer(oneTurn(tc.plan))
-			defer srv.Close()
-			got, err := goOpenAI(t.Context(), srv.URL)
-			if err != nil {
-				t.Fatalf("plan %s: %v", tc.plan, err)
-			}
-			if d := cmp.Diff(wantJoined(), got); d != "" {
-				t.Errorf("plan %s: reassembled answer (-want +got):\n%s", tc.plan, d)
-			}
-			if err := srv.Check(); err != nil {
-				t.Error(err)
-			}
+			reassembles(t, tc.plan, goOpenAI)
 		})
 	}
 }

@@ -15,7 +15,7 @@
 //     with the text before, between or after the calls;
 //   - identification: OpenAI's (index on every delta, id and name on the
 //     first), id on every delta, or no index at all;
-//   - timing on an injectable [Clock] (the default virtual clock never
+//   - timing on an injectable [clock.Clock] (the default virtual clock never
 //     sleeps), and faults: an HTTP error status with the provider's error
 //     body, an error event mid-stream, a dropped connection, a malformed
 //     chunk, a stall; once, N times in a row, or on every request, so

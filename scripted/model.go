@@ -10,6 +10,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/aguitest/aguitest/clock"
 	"github.com/aguitest/aguitest/internal/words"
 )
 
@@ -68,7 +69,7 @@ func (e *StatusError) Error() string {
 // in the order they arrive.
 type Model struct {
 	script Script
-	clock  Clock
+	clock  clock.Clock
 
 	mu       sync.Mutex
 	next     int // the turn answering the next request
@@ -91,7 +92,7 @@ func NewModel(s Script) *Model {
 	}
 	m := &Model{script: s, clock: s.Clock, retain: -1}
 	if m.clock == nil {
-		m.clock = new(VirtualClock)
+		m.clock = new(clock.Virtual)
 	}
 	return m
 }
@@ -107,6 +108,14 @@ type answer struct {
 	model  string // the model name to report
 	req    Request
 	extra  any // what the wire's decoder kept for the answer
+}
+
+// delay is the plan's wait before chunk i.
+func (a *answer) delay(i int) time.Duration {
+	if i == 0 {
+		return time.Duration(a.plan.First)
+	}
+	return time.Duration(a.plan.Every)
 }
 
 // take records req and returns the next turn's answer, or an error (a
@@ -282,11 +291,7 @@ func (m *Model) Stream(ctx context.Context, req Request) (iter.Seq2[Chunk, error
 			if i == len(a.chunks) {
 				return
 			}
-			d := a.plan.Every
-			if i == 0 {
-				d = a.plan.First
-			}
-			if err := m.clock.Sleep(ctx, time.Duration(d)); err != nil {
+			if err := m.clock.Sleep(ctx, a.delay(i)); err != nil {
 				yield(Chunk{}, err)
 				return
 			}

@@ -12,6 +12,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/aguitest/aguitest/clock"
 )
 
 func TestNativePlans(t *testing.T) {
@@ -240,17 +242,17 @@ func TestNativeFaults(t *testing.T) {
 }
 
 func TestVirtualClock(t *testing.T) {
-	clock := new(VirtualClock)
-	s := Script{Clock: clock, Plan: Plan{First: Duration(time.Second), Every: Duration(50 * time.Millisecond)}, Turns: []Turn{{Text: "abcdefghijklmnopqrstuvwx"}}}
+	clk := new(clock.Virtual)
+	s := Script{Clock: clk, Plan: Plan{First: Duration(time.Second), Every: Duration(50 * time.Millisecond)}, Turns: []Turn{{Text: "abcdefghijklmnopqrstuvwx"}}}
 	m := NewModel(s)
 	start := time.Now()
 	_, chunks := collect(t, m, userRequest("x"))
 	// 3 text chunks, finish and usage: 1s + 4*50ms.
-	if got, want := clock.Elapsed(), time.Second+4*50*time.Millisecond; got != want || len(chunks) != 5 {
+	if got, want := clk.Elapsed(), time.Second+4*50*time.Millisecond; got != want || len(chunks) != 5 {
 		t.Errorf("virtual time %v over %d chunks, want %v over 5", got, len(chunks), want)
 	}
-	if !clock.Now().Equal(Epoch.Add(clock.Elapsed())) {
-		t.Errorf("Now() = %v", clock.Now())
+	if !clk.Now().Equal(clock.Epoch.Add(clk.Elapsed())) {
+		t.Errorf("Now() = %v", clk.Now())
 	}
 	if real := time.Since(start); real > 500*time.Millisecond {
 		t.Errorf("the virtual clock slept for real: %v", real)

@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/aguitest/aguitest/clock"
 	"github.com/aguitest/aguitest/internal/llmwire"
 )
 
@@ -310,7 +311,7 @@ func appendResponse(b []byte, a *answer, status, reason string, output []json.Ra
 	b = append(b, `{"id":`...)
 	b = appendString(b, responseID(a.turn))
 	b = append(b, `,"object":"response","created_at":`...)
-	b = strconv.AppendInt(b, Epoch.Unix(), 10)
+	b = strconv.AppendInt(b, clock.Epoch.Unix(), 10)
 	b = append(b, `,"status":`...)
 	b = appendString(b, status)
 	b = append(b, `,"background":false,"error":`...)

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/aguitest/aguitest/clock"
 	"github.com/aguitest/aguitest/internal/llmwire"
 )
 
@@ -27,7 +28,7 @@ type Script struct {
 
 	// Clock paces delays. Nil means a fresh virtual clock per Model, so no
 	// delay ever sleeps. It is never read from or written to a file.
-	Clock Clock `yaml:"-" json:"-"`
+	Clock clock.Clock `yaml:"-" json:"-"`
 
 	// source names where the script was loaded from, for error messages.
 	source string

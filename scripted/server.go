@@ -6,13 +6,14 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"strings"
 	"sync"
 	"time"
 
+	"github.com/aguitest/aguitest/clock"
 	"github.com/aguitest/aguitest/internal/llmwire"
+	"github.com/aguitest/aguitest/internal/serve"
 )
 
 // A Server is an HTTP server on a loopback port that answers with a
@@ -37,11 +38,9 @@ type Server struct {
 	URL string
 
 	model *Model
-	hs    *http.Server
-	ln    net.Listener
+	srv   *serve.Server
 	done  chan struct{}
 	once  sync.Once
-	wg    sync.WaitGroup
 }
 
 // NewServer starts a server for s on 127.0.0.1 at a free port. It panics
@@ -58,36 +57,28 @@ func NewServer(s Script) *Server {
 // loopback port). It panics if s is not valid.
 func Listen(addr string, s Script) (*Server, error) {
 	m := NewModel(s)
-	ln, err := net.Listen("tcp", addr)
+	done := make(chan struct{})
+	hs, err := serve.Listen(addr, &handler{m: m, done: done})
 	if err != nil {
 		return nil, err
 	}
-	srv := &Server{model: m, ln: ln, done: make(chan struct{})}
-	srv.URL = "http://" + ln.Addr().String() + "/v1"
-	srv.hs = &http.Server{Handler: &handler{m: m, done: srv.done}, ReadHeaderTimeout: 10 * time.Second}
-	srv.wg.Go(func() { _ = srv.hs.Serve(ln) })
-	return srv, nil
+	return &Server{URL: hs.URL + "/v1", model: m, srv: hs, done: done}, nil
 }
+
+// release ends the stalls of streams under way.
+func (s *Server) release() { s.once.Do(func() { close(s.done) }) }
 
 // Close stops the server, releasing any stalled stream, and waits for it.
 func (s *Server) Close() {
-	s.once.Do(func() {
-		close(s.done)
-		_ = s.hs.Close()
-		s.wg.Wait()
-	})
+	s.release()
+	s.srv.Close()
 }
 
 // Shutdown stops the server gracefully: stalled streams are released and
 // the streams under way finish, or ctx ends.
 func (s *Server) Shutdown(ctx context.Context) error {
-	var err error
-	s.once.Do(func() {
-		close(s.done)
-		err = s.hs.Shutdown(ctx)
-		s.wg.Wait()
-	})
-	return err
+	s.release()
+	return s.srv.Shutdown(ctx)
 }
 
 // Model returns the model the server answers with.
@@ -202,7 +193,7 @@ func (h *handler) models(w http.ResponseWriter, r *http.Request) {
 			HasMore bool    `json:"has_more"`
 			FirstID string  `json:"first_id"`
 			LastID  string  `json:"last_id"`
-		}{[]model{{"model", name, name, Epoch.Format(time.RFC3339)}}, false, name, name}
+		}{[]model{{"model", name, name, clock.Epoch.Format(time.RFC3339)}}, false, name, name}
 	} else {
 		type model struct {
 			ID      string `json:"id"`
@@ -213,7 +204,7 @@ func (h *handler) models(w http.ResponseWriter, r *http.Request) {
 		v = struct {
 			Object string  `json:"object"`
 			Data   []model `json:"data"`
-		}{"list", []model{{name, "model", Epoch.Unix(), "aguitest"}}}
+		}{"list", []model{{name, "model", clock.Epoch.Unix(), "aguitest"}}}
 	}
 	b, _ := json.Marshal(v)
 	w.Header().Set("Content-Type", "application/json")
@@ -300,7 +291,7 @@ func scriptMismatchType(w Wire) string {
 // the end: the client cannot tell the difference, and the stream is
 // several times faster.
 func (h *handler) stream(ctx context.Context, w http.ResponseWriter, a *answer, enc streamEncoder, contentType string) {
-	_, virtual := h.m.clock.(*VirtualClock)
+	_, virtual := h.m.clock.(*clock.Virtual)
 	rc := http.NewResponseController(w)
 	hd := w.Header()
 	hd.Set("Content-Type", contentType)
@@ -332,13 +323,9 @@ func (h *handler) stream(ctx context.Context, w http.ResponseWriter, a *answer, 
 		if i == len(a.chunks) {
 			break
 		}
-		d := a.plan.Every
-		if i == 0 {
-			d = a.plan.First
-		}
-		if d > 0 {
+		if d := a.delay(i); d > 0 {
 			_ = rc.Flush()
-			if h.m.clock.Sleep(ctx, time.Duration(d)) != nil {
+			if h.m.clock.Sleep(ctx, d) != nil {
 				return
 			}
 		}
@@ -382,11 +369,7 @@ func (h *handler) complete(ctx context.Context, w http.ResponseWriter, a *answer
 	}
 	var d time.Duration
 	for i := range a.chunks {
-		if i == 0 {
-			d += time.Duration(a.plan.First)
-		} else {
-			d += time.Duration(a.plan.Every)
-		}
+		d += a.delay(i)
 	}
 	if h.m.clock.Sleep(ctx, d) != nil {
 		return

@@ -3,6 +3,8 @@ package scripted
 import (
 	"strconv"
 	"unicode/utf8"
+
+	"github.com/aguitest/aguitest/internal/jsonx"
 )
 
 // A carry holds back the leading bytes of a character cut by a MidRune
@@ -82,52 +84,6 @@ func appendUsage(b []byte, u *Usage) []byte {
 	return append(b, '}')
 }
 
-const hexDigits = "0123456789abcdef"
-
-// appendString appends s as a JSON string, escaping what JSON requires and
-// U+2028, U+2029; invalid UTF-8 becomes U+FFFD, as in encoding/json.
-func appendString(b []byte, s string) []byte {
-	b = append(b, '"')
-	start := 0
-	for i := 0; i < len(s); {
-		c := s[i]
-		if c < utf8.RuneSelf {
-			if c >= 0x20 && c != '"' && c != '\\' {
-				i++
-				continue
-			}
-			b = append(b, s[start:i]...)
-			switch c {
-			case '"', '\\':
-				b = append(b, '\\', c)
-			case '\n':
-				b = append(b, '\\', 'n')
-			case '\r':
-				b = append(b, '\\', 'r')
-			case '\t':
-				b = append(b, '\\', 't')
-			default:
-				b = append(b, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xF])
-			}
-			i++
-			start = i
-			continue
-		}
-		r, n := utf8.DecodeRuneInString(s[i:])
-		if r == utf8.RuneError && n == 1 || r == '\u2028' || r == '\u2029' {
-			b = append(b, s[start:i]...)
-			switch r {
-			case utf8.RuneError:
-				b = append(b, `\ufffd`...)
-			default:
-				b = append(b, '\\', 'u', '2', '0', '2', hexDigits[r&0xF])
-			}
-			i += n
-			start = i
-			continue
-		}
-		i += n
-	}
-	b = append(b, s[start:]...)
-	return append(b, '"')
-}
+// appendString appends s as a JSON string, the module's one way
+// (jsonx.AppendQuote).
+func appendString(b []byte, s string) []byte { return jsonx.AppendQuote(b, s) }

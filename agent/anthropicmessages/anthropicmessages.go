@@ -7,7 +7,10 @@
 // (message_stop). A tool call ends at its block's stop. A thinking block's
 // signature travels with the reasoning message as
 // REASONING_ENCRYPTED_VALUE, for the client to send back; redacted thinking
-// has no text for the client and is not carried.
+// has no text for the client and is not carried. Messages turns such a
+// reasoning message back into the thinking block that starts the next
+// assistant turn, as the API requires when thinking is on; an agent that
+// calls the model again within a run sends Bridge.Message back.
 package anthropicmessages
 
 import (
@@ -26,11 +29,13 @@ import (
 var ErrIncomplete = errors.New("anthropicmessages: the stream ended without message_stop")
 
 // Bridge feeds the events of one streamed message into a turn. It keeps
-// what each content block is, to know what its stop completes.
+// what each content block is, to know what its stop completes, and the
+// message as the SDK accumulates it.
 type Bridge struct {
 	turn   *agent.Turn
 	blocks map[int64]string // block index -> content block type
 	sigs   map[int64]string // block index -> thinking signature
+	msg    anthropic.Message
 }
 
 // New returns a Bridge feeding turn.
@@ -45,9 +50,17 @@ func Stream(turn *agent.Turn, s *ssestream.Stream[anthropic.MessageStreamEventUn
 	return agent.Consume(turn, s, New(turn).Event, ErrIncomplete)
 }
 
+// Message returns the message streamed so far, as anthropic.Message's
+// Accumulate builds it: its ToParam, thinking blocks and signatures
+// included, is the assistant turn to send back with the calls' results.
+func (b *Bridge) Message() *anthropic.Message { return &b.msg }
+
 // Event feeds one stream event and reports whether it completed the
 // message; completing the turn is then the caller's (Stream does it).
 func (b *Bridge) Event(e anthropic.MessageStreamEventUnion) (done bool, err error) {
+	if err := b.msg.Accumulate(e); err != nil {
+		return false, err
+	}
 	t := b.turn
 	switch e.Type {
 	case "content_block_start":
@@ -88,20 +101,34 @@ func (b *Bridge) Event(e anthropic.MessageStreamEventUnion) (done bool, err erro
 
 // Messages converts the AG-UI conversation to the Messages API's system
 // prompt and messages: system and developer messages become the system
-// prompt; an assistant message its text and tool_use blocks; the tool
-// messages that follow it one user message of tool_result blocks (one with
-// an error is an error result), as the API requires. Activity and
-// reasoning messages are for the user and are left out.
+// prompt; an assistant message its text and tool_use blocks, after the
+// thinking block of the reasoning message before it when that carries its
+// signature (its encrypted value), as the API requires of the turn whose
+// calls the next message answers when thinking is on; the tool messages
+// that follow it one user message of tool_result blocks (one with an error
+// is an error result), as the API requires. A user message without text is
+// left out, and so are activity messages and reasoning messages without a
+// signature, which are for the user.
 func Messages(msgs []agui.Message) (system []anthropic.TextBlockParam, out []anthropic.MessageParam) {
-	for _, m := range msgs {
+	var thinking *agui.Message
+	for i := range msgs {
+		m := &msgs[i]
 		text := agent.ContentText(m.Content)
 		switch m.Role {
 		case agui.RoleSystem, agui.RoleDeveloper:
 			system = append(system, anthropic.TextBlockParam{Text: text})
 		case agui.RoleUser:
-			out = append(out, anthropic.NewUserMessage(anthropic.NewTextBlock(text)))
+			if text != "" {
+				out = append(out, anthropic.NewUserMessage(anthropic.NewTextBlock(text)))
+			}
+		case agui.RoleReasoning:
+			thinking = m
+			continue
 		case agui.RoleAssistant:
 			var blocks []anthropic.ContentBlockParamUnion
+			if thinking != nil && thinking.EncryptedValue != "" {
+				blocks = append(blocks, anthropic.NewThinkingBlock(thinking.EncryptedValue, agent.ContentText(thinking.Content)))
+			}
 			if text != "" {
 				blocks = append(blocks, anthropic.NewTextBlock(text))
 			}
@@ -122,10 +149,11 @@ func Messages(msgs []agui.Message) (system []anthropic.TextBlockParam, out []ant
 			}
 			if n := len(out); n > 0 && out[n-1].OfUser != nil && isToolResults(out[n-1].OfUser.Content) {
 				out[n-1].OfUser.Content = append(out[n-1].OfUser.Content, result)
-				continue
+				break
 			}
 			out = append(out, anthropic.NewUserMessage(result))
 		}
+		thinking = nil
 	}
 	return system, out
 }

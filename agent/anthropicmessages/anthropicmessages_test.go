@@ -1,7 +1,6 @@
 package anthropicmessages_test
 
 import (
-	"context"
 	"encoding/json"
 	"fmt"
 	"strings"
@@ -61,7 +60,7 @@ func run(t *testing.T, body string, opt agent.TurnOptions) ([]agui.Event, *agent
 	if err != nil {
 		t.Fatal(err)
 	}
-	s := client.Messages.NewStreaming(context.Background(), anthropic.MessageNewParams{
+	s := client.Messages.NewStreaming(t.Context(), anthropic.MessageNewParams{
 		Model: "claude", MaxTokens: 100,
 		Messages: []anthropic.MessageParam{anthropic.NewUserMessage(anthropic.NewTextBlock("go"))},
 	})
@@ -143,4 +142,49 @@ func TestMessagesAndTools(t *testing.T) {
 		`"tools":[{"input_schema":{"properties":{"city":{"type":"string"}},"required":["city"],"type":"object"},"name":"get_weather","description":"The weather in a city."},` +
 		`{"input_schema":{"properties":{},"type":"object"},"name":"roll_dice"}]}`
 	bridgetest.JSONEqual(t, want, got)
+}
+
+// A reasoning message that carries its signature comes back as the
+// thinking block that starts the next assistant turn; one without (or
+// that no assistant turn follows) stays with the user. The message the
+// bridge accumulated goes back the same way within a run.
+func TestThinkingGoesBack(t *testing.T) {
+	_, msgs := anthropicmessages.Messages([]agui.Message{
+		agui.UserMessage("u1", "Paris?"),
+		{ID: "r1", Role: agui.RoleReasoning, Content: agui.Content{Text: "Look it up."}, EncryptedValue: "sig1"},
+		{ID: "a1", Role: agui.RoleAssistant, ToolCalls: []agui.ToolCall{agui.NewToolCall("toolu_1", "get_forecast", `{"city":"Paris"}`)}},
+		agui.ToolMessage("t1", "toolu_1", "sunny"),
+		{ID: "r2", Role: agui.RoleReasoning, Content: agui.Content{Text: "No signature."}},
+		{ID: "a2", Role: agui.RoleAssistant, Content: agui.Content{Text: "Sunny."}},
+		{ID: "u2", Role: agui.RoleUser},
+	})
+	got, err := json.Marshal(msgs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	bridgetest.JSONEqual(t, `[`+
+		`{"content":[{"text":"Paris?","type":"text"}],"role":"user"},`+
+		`{"content":[{"signature":"sig1","thinking":"Look it up.","type":"thinking"},{"id":"toolu_1","input":{"city":"Paris"},"name":"get_forecast","type":"tool_use"}],"role":"assistant"},`+
+		`{"content":[{"tool_use_id":"toolu_1","is_error":false,"content":[{"text":"sunny","type":"text"}],"type":"tool_result"}],"role":"user"},`+
+		`{"content":[{"text":"Sunny.","type":"text"}],"role":"assistant"}]`, got)
+
+	client := anthropic.NewClient(option.WithBaseURL(bridgetest.ServeSSE(t, stream(false))), option.WithAPIKey("test"), option.WithMaxRetries(0))
+	r, err := agent.Start(agui.RunAgentInput{ThreadID: "t", RunID: "r"}, func(agui.Event) error { return nil }, agent.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := client.Messages.NewStreaming(t.Context(), anthropic.MessageNewParams{Model: "claude", MaxTokens: 100})
+	defer s.Close()
+	turn := r.Turn(agent.TurnOptions{})
+	b := anthropicmessages.New(turn)
+	if _, err := agent.Consume(turn, s, b.Event, anthropicmessages.ErrIncomplete); err != nil {
+		t.Fatal(err)
+	}
+	back, err := json.Marshal(b.Message().ToParam())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(back), `{"signature":"sig==","thinking":"Two calls.","type":"thinking"}`) || !strings.Contains(string(back), `"id":"toolu_b"`) {
+		t.Errorf("the accumulated message goes back as %s", back)
+	}
 }

@@ -42,7 +42,7 @@ func TestHarness(t *testing.T) {
 			if mode.opt.ProviderIDs {
 				ids = nil
 			}
-			harness.Options{Parallel: true}.Run(t, claudeAgent(mode.opt), bridgetest.Cases(mode.name, plans, ids))
+			harness.Run(t, claudeAgent(mode.opt), bridgetest.Cases(mode.name, plans, ids), harness.Options{Parallel: true})
 		})
 	}
 }

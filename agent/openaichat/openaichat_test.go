@@ -14,6 +14,7 @@ import (
 	"github.com/aguitest/aguitest/agent/internal/bridgetest"
 	"github.com/aguitest/aguitest/agent/openaichat"
 	"github.com/aguitest/aguitest/agui"
+	"github.com/aguitest/aguitest/golden"
 	"github.com/aguitest/aguitest/harness"
 	"github.com/aguitest/aguitest/scripted"
 )
@@ -45,7 +46,7 @@ func TestBridge(t *testing.T) {
 		opt  agent.TurnOptions
 	}{{"streamed", agent.TurnOptions{}}, {"buffered", agent.TurnOptions{Buffered: true}}} {
 		t.Run(mode.name, func(t *testing.T) {
-			harness.Options{Parallel: true}.Run(t, chatAgent(mode.opt), bridgetest.Cases(mode.name, plans, resultIDs))
+			harness.Run(t, chatAgent(mode.opt), bridgetest.Cases(mode.name, plans, resultIDs), harness.Options{Parallel: true})
 		})
 	}
 }
@@ -62,7 +63,7 @@ func TestWire(t *testing.T) {
 			Input:  harness.User("Weather in Zürich and Tokyo, and 12.5 EUR in yen?"),
 			Script: bridgetest.Script(p, resultIDs),
 			Tools:  bridgetest.Tools,
-			Golden: harness.Wire,
+			Golden: golden.Wire,
 		}})
 	}
 }
@@ -79,7 +80,7 @@ func TestJustFinishedToolCall(t *testing.T) {
 	}}})
 	defer srv.Close()
 	client := openai.NewClient(option.WithBaseURL(srv.URL), option.WithAPIKey("test"), option.WithMaxRetries(0))
-	stream := client.Chat.Completions.NewStreaming(context.Background(), openai.ChatCompletionNewParams{
+	stream := client.Chat.Completions.NewStreaming(t.Context(), openai.ChatCompletionNewParams{
 		Model:    "gpt-4o-mini",
 		Messages: []openai.ChatCompletionMessageParamUnion{openai.UserMessage("go")},
 	})

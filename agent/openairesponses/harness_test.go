@@ -41,7 +41,7 @@ func TestHarness(t *testing.T) {
 		opt  agent.TurnOptions
 	}{{"streamed", agent.TurnOptions{}}, {"buffered", agent.TurnOptions{Buffered: true}}} {
 		t.Run(mode.name, func(t *testing.T) {
-			harness.Options{Parallel: true}.Run(t, respAgent(mode.opt), bridgetest.Cases(mode.name, plans, []string{"run-1-call-1", "run-1-call-2", "run-1-call-3"}))
+			harness.Run(t, respAgent(mode.opt), bridgetest.Cases(mode.name, plans, []string{"run-1-call-1", "run-1-call-2", "run-1-call-3"}), harness.Options{Parallel: true})
 		})
 	}
 }

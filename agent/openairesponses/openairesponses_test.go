@@ -1,7 +1,6 @@
 package openairesponses_test
 
 import (
-	"context"
 	"encoding/json"
 	"fmt"
 	"strings"
@@ -62,7 +61,7 @@ func run(t *testing.T, body string, opt agent.TurnOptions) ([]agui.Event, *agent
 		t.Fatal(err)
 	}
 	client := openai.NewClient(option.WithBaseURL(bridgetest.ServeSSE(t, body)), option.WithAPIKey("test"), option.WithMaxRetries(0))
-	s := client.Responses.NewStreaming(context.Background(), responses.ResponseNewParams{Model: "m"})
+	s := client.Responses.NewStreaming(t.Context(), responses.ResponseNewParams{Model: "m"})
 	defer s.Close()
 	answer, err := openairesponses.Stream(r.Turn(opt), s)
 	if err == nil {

@@ -1,22 +1,20 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"flag"
 	"fmt"
 	"io"
 	"net/http"
-	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
-	"time"
 
 	"github.com/aguitest/aguitest/agui"
 	"github.com/aguitest/aguitest/examples/taskboard"
 	"github.com/aguitest/aguitest/golden"
+	"github.com/aguitest/aguitest/harness"
 	"github.com/aguitest/aguitest/recorder"
 	"github.com/aguitest/aguitest/scripted"
 )
@@ -140,105 +138,68 @@ func (d *demo) run() int {
 	fmt.Fprintf(d.stdout, "aguitest demo: the task-board agent (examples/taskboard) against a scripted LLM, on loopback\n")
 	fmt.Fprintf(d.stdout, "writing to %s\n\n", d.dir)
 
-	llm := scripted.NewServer(demoScript())
-	defer llm.Close()
-
 	recPath := filepath.Join(d.dir, "recording.jsonl")
 	w, err := recorder.Create(recPath, recorder.Header{Source: "aguitest demo"})
 	if err != nil {
 		return d.fail(err)
 	}
-	// The middleware records the AG-UI side; the transport records, into
-	// the same run, what the model said, so the run can be replayed offline
-	// against the recorded model (package replay).
-	model := &http.Client{Transport: &recorder.Transport{}}
-	rec := recorder.Middleware(taskboard.New(taskboard.Options{BaseURL: llm.URL, APIKey: "demo", HTTPClient: model}), recorder.Config{Writer: w})
-	agent := httptest.NewServer(rec)
-	agentClosed := false
-	closeAgent := func() {
-		if !agentClosed {
-			agentClosed = true
-			agent.Close()
-			rec.Wait()
-			w.Close()
-		}
-	}
-	defer closeAgent()
-
-	input := demoInput()
-	body, err := json.Marshal(input)
-	if err != nil {
-		return d.fail(err)
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, agent.URL+"/agent", bytes.NewReader(body))
-	if err != nil {
-		return d.fail(err)
-	}
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("Accept", "text/event-stream")
-	resp, err := agent.Client().Do(req)
-	if err != nil {
-		return d.fail(err)
-	}
-	defer resp.Body.Close()
-	if resp.StatusCode != http.StatusOK {
-		msg, _ := io.ReadAll(io.LimitReader(resp.Body, 4096))
-		return d.fail(fmt.Errorf("the agent answered %s: %s", resp.Status, bytes.TrimSpace(msg)))
-	}
+	defer w.Close()
 	sse, err := os.Create(filepath.Join(d.dir, "stream.sse"))
 	if err != nil {
 		return d.fail(err)
 	}
 	defer sse.Close()
 
-	// Read the stream as a client does, printing and verifying each event
-	// as it arrives.
-	r := agui.NewReader(io.TeeReader(resp.Body, sse), "agent")
-	v := agui.NewVerifier(agui.Options{})
-	var events []agui.Event
-	var violations []agui.Violation
-	for {
-		e, err := r.Next()
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			return d.fail(err)
-		}
-		events = append(events, e)
-		d.print(e)
-		for _, vi := range v.Push(e) {
-			violations = append(violations, vi)
+	// The case runs through the harness's core, as a test would: the
+	// scripted LLM, the agent on loopback, the client's reading and
+	// verifying, the script's check. The middleware records the AG-UI
+	// side; the transport records, into the same run, what the model
+	// said, so the run can be replayed offline against the recorded model
+	// (package replay). What the client received is kept as it came.
+	var rec *recorder.Handler
+	agent := harness.Handler(func(env harness.Env) http.Handler {
+		model := &http.Client{Transport: &recorder.Transport{}}
+		rec = recorder.Middleware(taskboard.New(taskboard.Options{BaseURL: env.BaseURL, APIKey: "demo", HTTPClient: model}), recorder.Config{Writer: w})
+		return teeBody{rec, sse}
+	})
+	input := demoInput()
+	violations := 0
+	report := harness.Options{
+		OnEvent: func(_ int, e agui.Event) { d.print(e) },
+		OnProblem: func(p harness.Problem) {
+			if p.Kind == harness.ProblemViolation {
+				violations++
+			}
 			d.endLine()
-			fmt.Fprintln(d.stdout, d.pal.red("! "+violationText(vi)))
-		}
-	}
-	for _, vi := range v.Finish() {
-		violations = append(violations, vi)
-		d.endLine()
-		fmt.Fprintln(d.stdout, d.pal.red("! "+violationText(vi)))
-	}
+			fmt.Fprintln(d.stdout, d.pal.red("! "+p.Text))
+		},
+	}.Test(context.Background(), agent, harness.Case{
+		Name:     "demo",
+		Input:    harness.Input{RunAgentInput: &input},
+		Script:   demoScript(),
+		NoGolden: true,
+	})
 	d.endLine()
+	if rec != nil {
+		rec.Wait() // the agent's server is closed: the recording is complete
+	}
+	if err := w.Close(); err != nil {
+		return d.fail(err)
+	}
 	if err := sse.Close(); err != nil {
 		return d.fail(err)
 	}
-	closeAgent()
+	if report.Result == nil {
+		return d.fail(report.Err())
+	}
+	events := report.Result.Events()
 
 	status := 0
-	if err := llm.Check(); err != nil {
-		fmt.Fprintf(d.stdout, "%s\n", d.pal.red("scripted LLM: "+err.Error()))
+	if report.Failed() {
 		status = 1
 	}
-	for _, g := range []struct {
-		name string
-		view golden.View
-	}{{"wire", golden.Wire}, {"merged", golden.Merged}} {
-		text := golden.Marshal(golden.Normalizer{}.NormalizeRuns([]golden.Run{{Input: &input, Events: events}}, g.view))
-		if err := os.WriteFile(filepath.Join(d.dir, g.name+".golden"), text, 0o644); err != nil {
-			return d.fail(err)
-		}
+	if err := d.writeGoldens(report.Result); err != nil {
+		return d.fail(err)
 	}
 	// The recording must read back with the same events.
 	src, err := readSource(recPath, nil, agui.Strict)
@@ -249,12 +210,32 @@ func (d *demo) run() int {
 		fmt.Fprintf(d.stdout, "%s\n", d.pal.red(fmt.Sprintf("the recording holds %d events, the client read %d", got, len(events))))
 		status = 1
 	}
-	if len(violations) > 0 {
-		status = 1
-	}
+	d.summary(status, len(events), violations, recPath)
+	return status
+}
 
+// writeGoldens writes the case's goldens in both views.
+func (d *demo) writeGoldens(res *harness.Result) error {
+	runs := make([]golden.Run, len(res.Runs))
+	for i := range res.Runs {
+		runs[i] = golden.Run{Input: &res.Runs[i].Input, Events: res.Runs[i].Events}
+	}
+	for _, g := range []struct {
+		name string
+		view golden.View
+	}{{"wire", golden.Wire}, {"merged", golden.Merged}} {
+		text := golden.Marshal(golden.Normalizer{}.NormalizeRuns(runs, g.view))
+		if err := os.WriteFile(filepath.Join(d.dir, g.name+".golden"), text, 0o644); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// summary says how the run went, what was written, and what to try next.
+func (d *demo) summary(status, events, violations int, recPath string) {
 	fmt.Fprintln(d.stdout)
-	summary := fmt.Sprintf("%s: %s, %s", map[bool]string{true: "ok", false: "FAILED"}[status == 0], plural(len(events), "event"), plural(len(violations), "violation"))
+	summary := fmt.Sprintf("%s: %s, %s", map[bool]string{true: "ok", false: "FAILED"}[status == 0], plural(events, "event"), plural(violations, "violation"))
 	if status == 0 {
 		summary = d.pal.green(summary)
 	} else {
@@ -277,8 +258,34 @@ func (d *demo) run() int {
 	} {
 		fmt.Fprintf(d.stdout, "  %s\n", line)
 	}
-	return status
 }
+
+// teeBody serves with its handler and copies what it writes to the
+// client into w.
+type teeBody struct {
+	h http.Handler
+	w io.Writer
+}
+
+func (t teeBody) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	t.h.ServeHTTP(&teeWriter{ResponseWriter: w, copy: t.w}, r)
+}
+
+// teeWriter passes every call through and copies what was written.
+type teeWriter struct {
+	http.ResponseWriter
+	copy io.Writer
+}
+
+// Write writes p to the client, and what went through to the copy.
+func (w *teeWriter) Write(p []byte) (int, error) {
+	n, err := w.ResponseWriter.Write(p)
+	_, _ = w.copy.Write(p[:n])
+	return n, err
+}
+
+// Unwrap returns the client's writer, for http.ResponseController.
+func (w *teeWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
 
 // print writes one event of the live transcript. Consecutive fragments of
 // one message or call continue the same line.

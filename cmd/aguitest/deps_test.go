@@ -54,3 +54,36 @@ func TestUpdateFlagInEveryTestBinary(t *testing.T) {
 	}
 	assert.Greater(t, binaries, 10, "test binaries listed")
 }
+
+// TestLibraryImports: the library packages link only what they need: no
+// provider SDK, OpenTelemetry or Google auth (the examples' and the
+// provider bridges' dependencies), and no testing or goldie (a test binary
+// registers -update itself), so that they run in production and in the
+// command.
+func TestLibraryImports(t *testing.T) {
+	libs := []string{"agui", "scripted", "recorder", "replay", "golden", "harness", "agent", "clock"}
+	forbidden := []string{
+		"testing", "github.com/sebdah/goldie", "github.com/stretchr/testify",
+		"github.com/openai/", "github.com/anthropics/", "github.com/sashabaranov/", "google.golang.org/genai",
+		"go.opentelemetry.io/", "cloud.google.com/", "golang.org/x/oauth2", "google.golang.org/grpc",
+	}
+	// links reports whether pkg is f, or under f when f ends with "/" or
+	// is a module.
+	links := func(pkg, f string) bool {
+		if strings.HasSuffix(f, "/") {
+			return strings.HasPrefix(pkg, f)
+		}
+		return pkg == f || f != "testing" && strings.HasPrefix(pkg, f+"/")
+	}
+	for _, lib := range libs {
+		t.Run(lib, func(t *testing.T) {
+			out, err := exec.Command(goCommand(t), "list", "-deps", "github.com/aguitest/aguitest/"+lib).Output()
+			require.NoError(t, err, "go list: %s", out)
+			for _, pkg := range strings.Fields(string(out)) {
+				for _, f := range forbidden {
+					assert.False(t, links(pkg, f), "%s links %s", lib, pkg)
+				}
+			}
+		})
+	}
+}

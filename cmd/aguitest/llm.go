@@ -14,6 +14,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/aguitest/aguitest/clock"
 	"github.com/aguitest/aguitest/recorder"
 	"github.com/aguitest/aguitest/replay"
 	"github.com/aguitest/aguitest/scripted"
@@ -136,7 +137,7 @@ func llmServe(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		return 2
 	}
 	if *realtime {
-		script.Clock = scripted.RealClock{}
+		script.Clock = clock.Real{}
 	}
 	warnAddr(stderr, "llm serve", *addr)
 	var log io.Writer
@@ -275,7 +276,7 @@ func llmReplay(ctx context.Context, args []string, stdout, stderr io.Writer) int
 		return 2
 	}
 	warnAddr(stderr, "llm replay", *addr)
-	p, err := replay.ListenProvider(*addr, exs, replay.ProviderOptions{Options: replay.Options{Speed: *speed, MaxRequestBytes: *maxReq}})
+	p, err := replay.ListenProvider(*addr, exs, replay.ProviderOptions{Speed: *speed, MaxRequestBytes: *maxReq})
 	if err != nil {
 		fmt.Fprintf(stderr, "aguitest llm replay: %v\n", err)
 		return 2

@@ -11,6 +11,7 @@ import (
 
 	"github.com/aguitest/aguitest/agui"
 	"github.com/aguitest/aguitest/examples/claude"
+	"github.com/aguitest/aguitest/golden"
 	"github.com/aguitest/aguitest/harness"
 	"github.com/aguitest/aguitest/scripted"
 )
@@ -56,7 +57,7 @@ func TestWeatherDesk(t *testing.T) {
 				scripted.Turn{Expect: scripted.Expect{Tools: []string{"get_forecast"}}, Text: "Let me check.", Calls: []scripted.Call{forecastCall("toolu_paris", "Paris")}},
 				scripted.Turn{Expect: scripted.Expect{ToolResults: []string{"toolu_paris"}}, Text: "Paris: 18°C and sunny."},
 			),
-			Check: func(t *testing.T, r *harness.Result) {
+			Check: func(t harness.T, r *harness.Result) {
 				if r.LastText() != "Paris: 18°C and sunny." {
 					t.Errorf("last text %q", r.LastText())
 				}
@@ -74,7 +75,7 @@ func TestWeatherDesk(t *testing.T) {
 			// the two tool_use blocks by index in 3-byte fragments, cut
 			// inside escapes, and the agent keeps them apart.
 			Name:   "parallel-forecasts-interleaved",
-			Golden: harness.Wire,
+			Golden: golden.Wire,
 			Input:  harness.User("Paris or Rome tomorrow?"),
 			Script: script(
 				scripted.Turn{
@@ -84,7 +85,7 @@ func TestWeatherDesk(t *testing.T) {
 				},
 				scripted.Turn{Expect: scripted.Expect{ToolResults: []string{"toolu_p", "toolu_r"}}, Text: "Rome is warmer: 24°C."},
 			),
-			Check: func(t *testing.T, r *harness.Result) {
+			Check: func(t harness.T, r *harness.Result) {
 				// Both results go back in one user turn, in call order.
 				if len(r.Requests) < 2 {
 					t.Fatalf("%d requests", len(r.Requests))
@@ -117,7 +118,7 @@ func TestWeatherDesk(t *testing.T) {
 				},
 				scripted.Turn{Expect: scripted.Expect{ToolResults: []string{"toolu_map", "toolu_f"}}, Text: "Seoul is on your map: 21°C, cloudy."},
 			),
-			Check: func(t *testing.T, r *harness.Result) {
+			Check: func(t harness.T, r *harness.Result) {
 				if len(r.Runs) != 2 || r.LastText() != "Seoul is on your map: 21°C, cloudy." {
 					t.Errorf("%d runs, last text %q", len(r.Runs), r.LastText())
 				}
@@ -130,7 +131,7 @@ func TestWeatherDesk(t *testing.T) {
 				scripted.Turn{Calls: []scripted.Call{forecastCall("toolu_a", "Atlantis")}},
 				scripted.Turn{Expect: scripted.Expect{ToolResults: []string{"toolu_a"}}, Text: "I have no forecast for Atlantis."},
 			),
-			Check: func(t *testing.T, r *harness.Result) {
+			Check: func(t harness.T, r *harness.Result) {
 				if len(r.Requests) < 2 || !strings.Contains(string(r.Requests[1].Body), `"is_error":true`) {
 					t.Errorf("the failed lookup did not go back as an error")
 				}
@@ -145,7 +146,7 @@ func TestWeatherDesk(t *testing.T) {
 				scripted.Turn{Fault: &scripted.Fault{Kind: scripted.FaultStatus, Status: 529, RetryAfter: "0", Times: 2}},
 				scripted.Turn{Text: "Hello at last."},
 			),
-			Check: func(t *testing.T, r *harness.Result) {
+			Check: func(t harness.T, r *harness.Result) {
 				if len(r.Requests) != 3 || r.LastText() != "Hello at last." {
 					t.Errorf("%d requests, last text %q", len(r.Requests), r.LastText())
 				}
@@ -187,7 +188,7 @@ func TestWeatherDeskThinking(t *testing.T) {
 				Text:      "Yes, Rome is pleasantly warm in May.",
 				Plan:      scripted.Plan{Split: scripted.Split{Size: 5}},
 			}),
-			Check: func(t *testing.T, r *harness.Result) {
+			Check: func(t harness.T, r *harness.Result) {
 				if got := r.Messages[1]; got.Role != agui.RoleReasoning || got.Content.Text != "Rome in May: mild to warm, around 20-25°C." || got.EncryptedValue == "" {
 					t.Errorf("reasoning message %+v", got)
 				}
@@ -203,7 +204,7 @@ func TestWeatherDeskThinking(t *testing.T) {
 				},
 				scripted.Turn{Expect: scripted.Expect{ToolResults: []string{"toolu_1", "toolu_2", "toolu_3"}}, Reasoning: "Rome wins.", Text: "Rome, at 24°C."},
 			),
-			Check: func(t *testing.T, r *harness.Result) {
+			Check: func(t harness.T, r *harness.Result) {
 				if len(r.Requests) < 2 || len(r.Requests[1].Messages) < 2 {
 					t.Fatalf("requests %+v", r.Requests)
 				}
@@ -225,7 +226,7 @@ func TestWeatherDeskThinking(t *testing.T) {
 				},
 				scripted.Turn{Expect: scripted.Expect{ToolResults: []string{"toolu_map", "toolu_f"}}, Reasoning: "Both done.", Text: "Seoul is on your map: 21°C, cloudy."},
 			),
-			Check: func(t *testing.T, r *harness.Result) {
+			Check: func(t harness.T, r *harness.Result) {
 				if len(r.Runs) != 2 || len(r.Requests) != 2 {
 					t.Fatalf("%d runs, %d requests", len(r.Runs), len(r.Requests))
 				}

@@ -2,14 +2,15 @@
 // table by table with aguitest's harness against the scripted LLM's
 // Anthropic Messages wire.
 //
-// The agent is a weather desk, an http.Handler. Each run asks Claude
-// through the real client, streaming, and answers with server-sent AG-UI
-// events as the content blocks arrive:
+// The agent is a weather desk, an http.Handler built on package agent.
+// Each run asks Claude through the real client, streaming, and the
+// provider bridge (agent/anthropicmessages) turns the content blocks into
+// server-sent AG-UI events as they arrive:
 //
 //   - extended thinking (Options.ThinkingBudget) as REASONING_START,
-//     REASONING_MESSAGE_START, _CONTENT, _END, then the block's signature
-//     as REASONING_ENCRYPTED_VALUE on the reasoning message, and
-//     REASONING_END;
+//     REASONING_MESSAGE_START, _CONTENT, then the block's signature as
+//     REASONING_ENCRYPTED_VALUE on the reasoning message,
+//     REASONING_MESSAGE_END and REASONING_END;
 //   - text as TEXT_MESSAGE_START, _CONTENT, _END, one message per model
 //     turn;
 //   - each tool_use block as TOOL_CALL_START, TOOL_CALL_ARGS (the
@@ -21,9 +22,9 @@
 // complete: each result as TOOL_CALL_RESULT, all the results of a turn
 // back to the model in one user turn, until the model answers without
 // calling it. A call to a tool the client offered (RunAgentInput.tools) is
-// left open and ends the run: the client runs it and posts the next run,
-// whose history the agent turns back into Messages API turns, the
-// reasoning message and its signature becoming the thinking block that
+// left to the client and ends the run: the client runs it and posts the
+// next run, whose history the bridge turns back into Messages API turns,
+// the reasoning message and its signature becoming the thinking block that
 // starts the assistant turn, as the API requires when thinking is on.
 //
 // A failed model request ends the run with RUN_ERROR whose code is the

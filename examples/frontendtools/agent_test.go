@@ -201,7 +201,7 @@ func TestFrontendTools(t *testing.T) {
 			Input:  r.input,
 			Script: scripted.Script{Turns: r.turns},
 			Tools:  c.tools(),
-			Check: func(t *testing.T, res *harness.Result) {
+			Check: func(t harness.T, res *harness.Result) {
 				if got := len(res.Runs); got != r.runs {
 					t.Errorf("runs: got %d, want %d", got, r.runs)
 				}
@@ -243,7 +243,7 @@ func toolResults(msgs []agui.Message) []string {
 }
 
 // noResultEvents checks that the agent left every call to the client.
-func noResultEvents(t *testing.T, res *harness.Result) {
+func noResultEvents(t harness.T, res *harness.Result) {
 	t.Helper()
 	for _, e := range res.Events() {
 		if e.Type() == agui.ToolCallResult {
@@ -254,7 +254,7 @@ func noResultEvents(t *testing.T, res *harness.Result) {
 
 // errorReachedModel checks that a tool message with an error reaches the
 // model as a result saying so.
-func errorReachedModel(t *testing.T, res *harness.Result) {
+func errorReachedModel(t harness.T, res *harness.Result) {
 	t.Helper()
 	for _, m := range res.Messages {
 		if m.Role != agui.RoleTool || m.Error == "" {

@@ -3,14 +3,12 @@ package mastra
 import (
 	"context"
 	"encoding/json"
-	"os"
-	"os/exec"
-	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/aguitest/aguitest/agui"
 	"github.com/aguitest/aguitest/harness"
+	"github.com/aguitest/aguitest/internal/oracle"
 	"github.com/aguitest/aguitest/scripted"
 )
 
@@ -18,18 +16,7 @@ import (
 // are missing (a failure under CI).
 func agent(t *testing.T) harness.Agent {
 	t.Helper()
-	missing := ""
-	if _, err := exec.LookPath("node"); err != nil {
-		missing = "node is not on PATH"
-	} else if _, err := os.Stat(filepath.Join("node_modules", "@ag-ui", "mastra")); err != nil {
-		missing = "the npm packages are not installed (run: npm ci --prefix examples/mastra)"
-	}
-	if missing != "" {
-		if os.Getenv("CI") != "" {
-			t.Fatalf("the Mastra agent must be tested in CI, but %s", missing)
-		}
-		t.Skipf("skipping the Mastra agent: %s", missing)
-	}
+	oracle.Need(t, ".", "@ag-ui/mastra", "the Mastra agent")
 	return harness.Command("node", "server.mjs")
 }
 
@@ -104,7 +91,7 @@ func TestMastraAgent(t *testing.T) {
 			Input:     harness.User("Hello?"),
 			Script:    scripted.Script{Turns: []scripted.Turn{{Fault: &scripted.Fault{Kind: scripted.FaultStatus, Status: 500, RetryAfter: "0", Always: true}}}},
 			WantError: &harness.WantError{Message: "The server had an error while processing your request"},
-			Check: func(t *testing.T, r *harness.Result) {
+			Check: func(t harness.T, r *harness.Result) {
 				if len(r.Requests) != 1 {
 					t.Errorf("%d requests, want 1", len(r.Requests))
 				}
@@ -116,7 +103,7 @@ func TestMastraAgent(t *testing.T) {
 			Name:   "parallel-" + p.name,
 			Input:  harness.User("Paris or Rome tomorrow?"),
 			Script: parallel(p.plan),
-			Check: func(t *testing.T, r *harness.Result) {
+			Check: func(t harness.T, r *harness.Result) {
 				if !strings.Contains(r.LastText(), "Rome is warmer") {
 					t.Errorf("last text %q", r.LastText())
 				}
@@ -124,7 +111,7 @@ func TestMastraAgent(t *testing.T) {
 		})
 	}
 	cases = append(cases, textAfterCalls())
-	harness.Options{Parallel: true}.Run(t, a, cases)
+	harness.Run(t, a, cases, harness.Options{Parallel: true})
 }
 
 // textAfterCalls is what aguitest found: when the model writes its text
@@ -141,7 +128,7 @@ func textAfterCalls() harness.Case {
 		Name:   "parallel-text-after",
 		Input:  harness.User("Paris or Rome tomorrow?"),
 		Script: parallel(scripted.Plan{Order: scripted.Order{By: scripted.Sequential, Text: scripted.TextAfter}}),
-		Check: func(t *testing.T, r *harness.Result) {
+		Check: func(t harness.T, r *harness.Result) {
 			// The ids of the stretches of text chunks, split by other events.
 			var stretches []string
 			last := ""

@@ -103,7 +103,7 @@ var reference struct {
 	entries []golden.Entry
 }
 
-func sameAsReference(t *testing.T, name string, r *harness.Result) {
+func sameAsReference(t harness.T, name string, r *harness.Result) {
 	t.Helper()
 	got := golden.Normalizer{}.Normalize(r.Events(), golden.Merged)
 	reference.Lock()
@@ -139,7 +139,7 @@ var (
 
 // cases builds the table for one agent; wire checks the shape of its
 // first run's tool-call events for a plan.
-func cases(agent string, wire func(t *testing.T, events []agui.Event, interleaved bool)) []harness.Case {
+func cases(agent string, wire func(t harness.T, events []agui.Event, interleaved bool)) []harness.Case {
 	var out []harness.Case
 	for _, p := range plans {
 		out = append(out, harness.Case{
@@ -147,7 +147,7 @@ func cases(agent string, wire func(t *testing.T, events []agui.Event, interleave
 			Input:  harness.User("Weather in Zürich and Tokyo, and 12.5 EUR in yen?"),
 			Script: script(p.plan),
 			Tools:  tools,
-			Check: func(t *testing.T, r *harness.Result) {
+			Check: func(t harness.T, r *harness.Result) {
 				sameAsReference(t, agent+"/"+p.name, r)
 				if len(r.Runs) != 2 {
 					t.Errorf("runs: got %d, want 2", len(r.Runs))
@@ -165,7 +165,7 @@ func cases(agent string, wire func(t *testing.T, events []agui.Event, interleave
 
 // argsIntact checks the arguments of the calls as the client assembled
 // them: byte for byte what the model sent, in some order.
-func argsIntact(t *testing.T, r *harness.Result) {
+func argsIntact(t harness.T, r *harness.Result) {
 	t.Helper()
 	want := map[string]bool{}
 	for _, c := range calls {
@@ -197,7 +197,7 @@ func callSwitches(events []agui.Event) int {
 }
 
 func TestStreaming(t *testing.T) {
-	harness.Run(t, agent(streaming), cases("streaming", func(t *testing.T, events []agui.Event, interleaved bool) {
+	harness.Run(t, agent(streaming), cases("streaming", func(t harness.T, events []agui.Event, interleaved bool) {
 		// The provider's interleaving shows on the wire.
 		if n := callSwitches(events); interleaved != (n > len(calls)-1) {
 			t.Errorf("TOOL_CALL_ARGS switch call %d times; interleaved on the provider's stream: %v", n, interleaved)
@@ -206,7 +206,7 @@ func TestStreaming(t *testing.T) {
 }
 
 func TestBuffering(t *testing.T) {
-	harness.Run(t, agent(buffering), cases("buffering", func(t *testing.T, events []agui.Event, _ bool) {
+	harness.Run(t, agent(buffering), cases("buffering", func(t harness.T, events []agui.Event, _ bool) {
 		// Each call whole: START, one ARGS, END, back to back.
 		var calls []agui.Event
 		for _, e := range events {
@@ -264,7 +264,7 @@ func TestWire(t *testing.T) {
 			Input:  harness.User("Weather in Zürich and Tokyo, and 12.5 EUR in yen?"),
 			Script: script(p),
 			Tools:  tools,
-			Golden: harness.Wire,
+			Golden: golden.Wire,
 		}})
 	}
 }

@@ -73,5 +73,5 @@ func TestMixedUpChild(t *testing.T) {
 			}
 		}
 	}
-	harness.Options{Dir: dir}.Run(t, agent(mixedUp), cases)
+	harness.Run(t, agent(mixedUp), cases, harness.Options{Dir: dir})
 }

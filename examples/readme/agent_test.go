@@ -33,10 +33,10 @@ func TestGoAgent(t *testing.T) {
 		return nil
 	}, agent.Options{})
 	harness.Run(t, harness.Handler(func(harness.Env) http.Handler { return h }), []harness.Case{{
-		Name:   "weather",
-		Input:  harness.User("Weather in Seoul?"),
-		Golden: harness.NoGolden,
-		Check: func(t *testing.T, r *harness.Result) {
+		Name:     "weather",
+		Input:    harness.User("Weather in Seoul?"),
+		NoGolden: true,
+		Check: func(t harness.T, r *harness.Result) {
 			if got := r.Messages[len(r.Messages)-1]; got.Role != agui.RoleTool || got.Content.Text != `{"tempC":21}` {
 				t.Errorf("last message: got %+v, want the tool's result", got)
 			}

@@ -58,10 +58,10 @@ func TestAgentOverProtobuf(t *testing.T) {
 		return taskboard.New(taskboard.Options{BaseURL: env.BaseURL, APIKey: env.APIKey})
 	})
 	cases := []harness.Case{{
-		Name:   "answers",
-		Input:  harness.User("What is on the board?"),
-		Script: scripted.Script{Turns: []scripted.Turn{{Text: "Three tasks."}}},
-		Golden: harness.NoGolden,
+		Name:     "answers",
+		Input:    harness.User("What is on the board?"),
+		Script:   scripted.Script{Turns: []scripted.Turn{{Text: "Three tasks."}}},
+		NoGolden: true,
 	}}
-	harness.Options{Accept: agui.MediaTypeProto}.Run(t, agent, cases)
+	harness.Run(t, agent, cases, harness.Options{Accept: agui.MediaTypeProto})
 }

@@ -13,6 +13,7 @@ import (
 
 	"github.com/aguitest/aguitest/agui"
 	"github.com/aguitest/aguitest/examples/taskboard"
+	"github.com/aguitest/aguitest/golden"
 	"github.com/aguitest/aguitest/harness"
 	"github.com/aguitest/aguitest/scripted"
 )
@@ -75,7 +76,7 @@ func TestTaskBoard(t *testing.T) {
 			// The wire golden shows the order of one call: START,
 			// ARGS, STATE_DELTA while it is open, END, RESULT.
 			Name:   "add",
-			Golden: harness.Wire,
+			Golden: golden.Wire,
 			Input:  input("Add 'Write the changelog' to To do."),
 			Script: script(
 				scripted.Turn{
@@ -293,16 +294,16 @@ func TestTaskBoard(t *testing.T) {
 	harness.Run(t, agent(), cases)
 	// The same cases and goldens over the protobuf encoding.
 	t.Run("protobuf", func(t *testing.T) {
-		harness.Options{Accept: agui.MediaTypeProto}.Run(t, agent(), cases)
+		harness.Run(t, agent(), cases, harness.Options{Accept: agui.MediaTypeProto})
 	})
 }
 
 func script(turns ...scripted.Turn) scripted.Script { return scripted.Script{Turns: turns} }
 
-type check func(t *testing.T, r *harness.Result)
+type check func(t harness.T, r *harness.Result)
 
-func checks(cs ...check) func(t *testing.T, r *harness.Result) {
-	return func(t *testing.T, r *harness.Result) {
+func checks(cs ...check) func(t harness.T, r *harness.Result) {
+	return func(t harness.T, r *harness.Result) {
 		t.Helper()
 		for _, c := range cs {
 			c(t, r)
@@ -312,7 +313,7 @@ func checks(cs ...check) func(t *testing.T, r *harness.Result) {
 
 // stateIs checks the client's board at the end of the case.
 func stateIs(want string) check {
-	return func(t *testing.T, r *harness.Result) {
+	return func(t harness.T, r *harness.Result) {
 		t.Helper()
 		var w, g taskboard.Board
 		if err := json.Unmarshal([]byte(want), &w); err != nil {
@@ -330,7 +331,7 @@ func stateIs(want string) check {
 
 // resultsAre checks the tool messages of the conversation, in order.
 func resultsAre(want ...string) check {
-	return func(t *testing.T, r *harness.Result) {
+	return func(t harness.T, r *harness.Result) {
 		t.Helper()
 		var got []string
 		for _, m := range r.Messages {
@@ -348,7 +349,7 @@ func resultsAre(want ...string) check {
 }
 
 func lastTextIs(want string) check {
-	return func(t *testing.T, r *harness.Result) {
+	return func(t harness.T, r *harness.Result) {
 		t.Helper()
 		if got := r.LastText(); got != want {
 			t.Errorf("last text: got %q, want %q", got, want)
@@ -357,7 +358,7 @@ func lastTextIs(want string) check {
 }
 
 func countEvents(typ agui.EventType, want int) check {
-	return func(t *testing.T, r *harness.Result) {
+	return func(t harness.T, r *harness.Result) {
 		t.Helper()
 		n := 0
 		for _, e := range r.Events() {
@@ -374,7 +375,7 @@ func countEvents(typ agui.EventType, want int) check {
 // offered checks that the agent called render_a2ui although the client
 // offered only the board tools.
 func offered(names ...string) check {
-	return func(t *testing.T, r *harness.Result) {
+	return func(t harness.T, r *harness.Result) {
 		t.Helper()
 		var got []string
 		for _, tool := range r.Runs[0].Input.Tools {
@@ -388,7 +389,7 @@ func offered(names ...string) check {
 
 // endsWithRunError checks that the case is one run whose last event is
 // its RUN_ERROR (Case.WantError checks the message and code).
-func endsWithRunError(t *testing.T, r *harness.Result) {
+func endsWithRunError(t harness.T, r *harness.Result) {
 	t.Helper()
 	require.Len(t, r.Runs, 1)
 	ev := r.Runs[0].Events
@@ -399,7 +400,7 @@ func endsWithRunError(t *testing.T, r *harness.Result) {
 // stateEventsInsideCalls checks the seed's "working while a call is open":
 // every state event comes after a TOOL_CALL_START and before its END, and
 // every TOOL_CALL_RESULT after its END.
-func stateEventsInsideCalls(t *testing.T, r *harness.Result) {
+func stateEventsInsideCalls(t harness.T, r *harness.Result) {
 	t.Helper()
 	for n, run := range r.Runs {
 		open := map[string]bool{}
@@ -427,7 +428,7 @@ func stateEventsInsideCalls(t *testing.T, r *harness.Result) {
 // callsInterleaved checks that the agent forwarded the provider's
 // interleaving: some call's ARGS come after another call's START, before
 // its own last ARGS.
-func callsInterleaved(t *testing.T, r *harness.Result) {
+func callsInterleaved(t harness.T, r *harness.Result) {
 	t.Helper()
 	var seq []string
 	for _, e := range r.Runs[0].Events {

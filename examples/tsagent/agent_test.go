@@ -3,7 +3,6 @@ package tsagent
 import (
 	"context"
 	"encoding/json"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"testing"
@@ -12,6 +11,7 @@ import (
 
 	"github.com/aguitest/aguitest/agui"
 	"github.com/aguitest/aguitest/harness"
+	"github.com/aguitest/aguitest/internal/oracle"
 	"github.com/aguitest/aguitest/scripted"
 )
 
@@ -19,18 +19,7 @@ import (
 // missing (a failure under CI).
 func build(t *testing.T) {
 	t.Helper()
-	missing := ""
-	if _, err := exec.LookPath("node"); err != nil {
-		missing = "node is not on PATH"
-	} else if _, err := os.Stat(filepath.Join("node_modules", "typescript")); err != nil {
-		missing = "the npm packages are not installed (run: npm ci --prefix examples/tsagent)"
-	}
-	if missing != "" {
-		if os.Getenv("CI") != "" {
-			t.Fatalf("the TypeScript agent must be tested in CI, but %s", missing)
-		}
-		t.Skipf("skipping the TypeScript agent: %s", missing)
-	}
+	oracle.Need(t, ".", "typescript", "the TypeScript agent")
 	out, err := exec.Command("node", filepath.Join("node_modules", "typescript", "bin", "tsc"), "-p", ".").CombinedOutput()
 	if err != nil {
 		t.Fatalf("tsc: %v\n%s", err, out)
@@ -58,7 +47,7 @@ func TestTypeScriptAgent(t *testing.T) {
 			Name:   "text",
 			Input:  harness.User("Say hello."),
 			Script: scripted.Script{Turns: []scripted.Turn{{Text: "Hello from TypeScript!", Plan: scripted.Plan{Split: scripted.Split{By: scripted.Words}}}}},
-			Check: func(t *testing.T, r *harness.Result) {
+			Check: func(t harness.T, r *harness.Result) {
 				assert.Equal(t, "Hello from TypeScript!", r.LastText())
 			},
 		},
@@ -70,7 +59,7 @@ func TestTypeScriptAgent(t *testing.T) {
 				{Expect: scripted.Expect{Tools: []string{"get_weather"}}, Calls: []scripted.Call{{ID: "w1", Name: "get_weather", Args: `{"city":"Seoul"}`}}},
 				{Expect: scripted.Expect{ToolResults: []string{"w1"}}, Text: "It is 21°C in Seoul."},
 			}},
-			Check: func(t *testing.T, r *harness.Result) {
+			Check: func(t harness.T, r *harness.Result) {
 				assert.Len(t, r.Runs, 2)
 				assert.Equal(t, "It is 21°C in Seoul.", r.LastText())
 			},
@@ -96,7 +85,7 @@ func TestTypeScriptAgent(t *testing.T) {
 			Input:     harness.User("Hello?"),
 			Script:    scripted.Script{Turns: []scripted.Turn{{Fault: &scripted.Fault{Kind: scripted.FaultStatus, Status: 500, Message: "upstream failed"}}}},
 			WantError: &harness.WantError{Message: "upstream failed"},
-			Check: func(t *testing.T, r *harness.Result) {
+			Check: func(t harness.T, r *harness.Result) {
 				events := r.Events()
 				if assert.NotEmpty(t, events) {
 					assert.Equal(t, "RUN_ERROR", string(events[len(events)-1].Type()))
@@ -108,6 +97,6 @@ func TestTypeScriptAgent(t *testing.T) {
 	// The same cases and goldens over the protobuf encoding, which
 	// @ag-ui/encoder answers when the request asks for it.
 	t.Run("protobuf", func(t *testing.T) {
-		harness.Options{Accept: agui.MediaTypeProto}.Run(t, agent, cases)
+		harness.Run(t, agent, cases, harness.Options{Accept: agui.MediaTypeProto})
 	})
 }

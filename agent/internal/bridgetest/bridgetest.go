@@ -147,12 +147,12 @@ func Cases(name string, plans []Plan, resultIDs []string) []harness.Case {
 	var out []harness.Case
 	for _, p := range plans {
 		out = append(out, harness.Case{
-			Name:   p.Name,
-			Input:  harness.User("Weather in Zürich and Tokyo, and 12.5 EUR in yen?"),
-			Script: Script(p.Plan, resultIDs),
-			Tools:  Tools,
-			Golden: harness.NoGolden,
-			Check: func(t *testing.T, r *harness.Result) {
+			Name:     p.Name,
+			Input:    harness.User("Weather in Zürich and Tokyo, and 12.5 EUR in yen?"),
+			Script:   Script(p.Plan, resultIDs),
+			Tools:    Tools,
+			NoGolden: true,
+			Check: func(t harness.T, r *harness.Result) {
 				t.Helper()
 				if len(r.Runs) != 2 {
 					t.Errorf("runs: got %d, want 2", len(r.Runs))
@@ -182,7 +182,7 @@ func Cases(name string, plans []Plan, resultIDs []string) []harness.Case {
 
 // wholeAnswer checks what the client assembled from the first run: the
 // reasoning and the text verbatim, each call with its exact arguments.
-func wholeAnswer(t *testing.T, r *harness.Result) {
+func wholeAnswer(t harness.T, r *harness.Result) {
 	t.Helper()
 	want := map[string]int{}
 	for _, c := range Calls {
