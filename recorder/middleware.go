@@ -20,6 +20,7 @@ import (
 
 	"github.com/aguitest/aguitest/agui"
 	"github.com/aguitest/aguitest/clock"
+	"github.com/aguitest/aguitest/internal/jsonx"
 )
 
 // DefaultBufferSize is the bytes a run may have waiting for storage when
@@ -496,7 +497,7 @@ func (rn *run) begin() {
 		RunID string `json:"runId"`
 	}
 	if b := rn.req.body; len(b) > 0 {
-		if json.Valid(b) {
+		if jsonx.Check(b) == nil {
 			_ = json.Unmarshal(b, &in)
 			if red, err := cfg.Redact.JSON(b); err == nil {
 				var c bytes.Buffer

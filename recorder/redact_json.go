@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/aguitest/aguitest/internal/jsonx"
 )
 
 // JSON returns b, a JSON document, with the rules applied: members named
@@ -14,8 +16,8 @@ import (
 // inside), credentials of known shapes and Patterns inside strings, and
 // Pointers. Everything else keeps its bytes: member order, numbers, white
 // space and escapes; a string that changes is written anew. When nothing
-// changes it returns b itself. It fails when b is not JSON or a Pointer is
-// not a JSON pointer.
+// changes it returns b itself. It fails when b is not JSON (invalid UTF-8
+// included) or a Pointer is not a JSON pointer.
 func (rd *Redact) JSON(b []byte) ([]byte, error) {
 	ptrs := make([][]string, 0, len(rd.Pointers))
 	for _, p := range rd.Pointers {
@@ -28,16 +30,16 @@ func (rd *Redact) JSON(b []byte) ([]byte, error) {
 	if !rd.user() && len(rd.textSpans(b, true, nil)) == 0 && !hasEscape(b) {
 		// The quick check: nothing in the raw text looks like a
 		// credential, and no escape hides one.
-		if !json.Valid(b) {
-			return nil, fmt.Errorf("recorder: redacting: not JSON")
+		if err := jsonx.Check(b); err != nil {
+			return nil, fmt.Errorf("recorder: redacting: %w", err)
 		}
 		return b, nil
 	}
-	if !json.Valid(b) {
-		return nil, fmt.Errorf("recorder: redacting: not JSON")
+	if err := jsonx.Check(b); err != nil {
+		return nil, fmt.Errorf("recorder: redacting: %w", err)
 	}
 	w := jsonRedactor{rd: rd, src: b, ptrs: ptrs}
-	w.value(skipJSONSpace(b, 0), nil, len(ptrs) > 0)
+	w.value(jsonx.SkipSpace(b, 0), nil, len(ptrs) > 0)
 	if w.out == nil {
 		return b, nil
 	}
@@ -124,31 +126,31 @@ func (w *jsonRedactor) pointed(path []string) bool {
 // tracked only when there are pointers.
 func (w *jsonRedactor) value(i int, path []string, track bool) int {
 	if track && w.pointed(path) {
-		end := skipJSONValue(w.src, i)
+		end := skipValue(w.src, i)
 		w.replace(i, end, redactedJSON)
 		return end
 	}
 	switch w.src[i] {
 	case '{':
-		i = skipJSONSpace(w.src, i+1)
+		i = jsonx.SkipSpace(w.src, i+1)
 		if w.src[i] == '}' {
 			return i + 1
 		}
 		for {
 			ks := i
-			ke := skipJSONString(w.src, i)
+			ke := skipString(w.src, i)
 			name := jsonStringValue(w.src[ks:ke])
 			w.str(ks, ke, name, true)
-			i = skipJSONSpace(w.src, ke)
-			i = skipJSONSpace(w.src, i+1) // ':'
+			i = jsonx.SkipSpace(w.src, ke)
+			i = jsonx.SkipSpace(w.src, i+1) // ':'
 			vs := i
 			var child []string
 			if track {
 				child = append(path[:len(path):len(path)], name)
 			}
-			if w.rd.on(DefaultFields) && (w.src[vs] == '"' || w.src[vs] == '-' || isDigit(w.src[vs])) &&
+			if w.rd.on(DefaultFields) && (w.src[vs] == '"' || w.src[vs] == '-' || jsonx.IsDigit(w.src[vs])) &&
 				!w.rd.kept(name) && credentialName(name, ctxField) {
-				end := skipJSONValue(w.src, vs)
+				end := skipValue(w.src, vs)
 				if string(w.src[vs:end]) != `""` {
 					w.replace(vs, end, redactedJSON)
 				}
@@ -156,14 +158,14 @@ func (w *jsonRedactor) value(i int, path []string, track bool) int {
 			} else {
 				i = w.value(vs, child, track)
 			}
-			i = skipJSONSpace(w.src, i)
+			i = jsonx.SkipSpace(w.src, i)
 			if w.src[i] == '}' {
 				return i + 1
 			}
-			i = skipJSONSpace(w.src, i+1) // ','
+			i = jsonx.SkipSpace(w.src, i+1) // ','
 		}
 	case '[':
-		i = skipJSONSpace(w.src, i+1)
+		i = jsonx.SkipSpace(w.src, i+1)
 		if w.src[i] == ']' {
 			return i + 1
 		}
@@ -172,18 +174,18 @@ func (w *jsonRedactor) value(i int, path []string, track bool) int {
 			if track {
 				child = append(path[:len(path):len(path)], strconv.Itoa(n))
 			}
-			i = skipJSONSpace(w.src, w.value(i, child, track))
+			i = jsonx.SkipSpace(w.src, w.value(i, child, track))
 			if w.src[i] == ']' {
 				return i + 1
 			}
-			i = skipJSONSpace(w.src, i+1)
+			i = jsonx.SkipSpace(w.src, i+1)
 		}
 	case '"':
-		end := skipJSONString(w.src, i)
+		end := skipString(w.src, i)
 		w.str(i, end, "", false)
 		return end
 	}
-	return skipJSONValue(w.src, i)
+	return skipValue(w.src, i)
 }
 
 // str redacts inside the string token src[start:end]; decoded is its
@@ -224,52 +226,14 @@ func jsonStringValue(tok []byte) string {
 	return s
 }
 
-func isDigit(c byte) bool { return '0' <= c && c <= '9' }
-
-func skipJSONSpace(b []byte, i int) int {
-	for i < len(b) && (b[i] == ' ' || b[i] == '\t' || b[i] == '\n' || b[i] == '\r') {
-		i++
-	}
-	return i
+// skipString returns the index after the valid JSON string at b[i].
+func skipString(b []byte, i int) int {
+	end, _, _ := jsonx.ScanString(b, i)
+	return end
 }
 
-// skipJSONString returns the index after the string starting at b[i].
-func skipJSONString(b []byte, i int) int {
-	for i++; i < len(b); i++ {
-		switch b[i] {
-		case '\\':
-			i++
-		case '"':
-			return i + 1
-		}
-	}
-	return len(b)
-}
-
-// skipJSONValue returns the index after the valid JSON value at b[i].
-func skipJSONValue(b []byte, i int) int {
-	switch b[i] {
-	case '"':
-		return skipJSONString(b, i)
-	case '{', '[':
-		depth := 0
-		for ; i < len(b); i++ {
-			switch b[i] {
-			case '"':
-				i = skipJSONString(b, i) - 1
-			case '{', '[':
-				depth++
-			case '}', ']':
-				depth--
-				if depth == 0 {
-					return i + 1
-				}
-			}
-		}
-		return len(b)
-	}
-	for i < len(b) && !strings.ContainsRune(",]} \t\n\r", rune(b[i])) {
-		i++
-	}
-	return i
+// skipValue returns the index after the valid JSON value at b[i].
+func skipValue(b []byte, i int) int {
+	_, end, _, _ := jsonx.ScanValue(b, i)
+	return end
 }
