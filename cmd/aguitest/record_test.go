@@ -4,11 +4,14 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"flag"
 	"io"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"reflect"
+	"regexp"
 	"strings"
 	"sync"
 	"testing"
@@ -318,5 +321,60 @@ func TestRecordRedactionFlags(t *testing.T) {
 	code, _, errOut = runCmd(t, "", "record", "--target", "http://x", "--out", t.TempDir(), "--redact-pattern", "(")
 	if code != 2 || !strings.Contains(errOut, "--redact-pattern") {
 		t.Errorf("--redact-pattern (: %d %s", code, errOut)
+	}
+}
+
+// TestRedactFlagsSetEveryOption: every field of recorder.Redact is set by
+// a flag of record and llm record, and README's table of the two names
+// that flag next to the field.
+func TestRedactFlagsSetEveryOption(t *testing.T) {
+	flags := map[string]string{ // field: flag
+		"Off": "redact-off", "Keep": "keep", "Headers": "redact-header",
+		"Pointers": "redact", "Patterns": "redact-pattern",
+	}
+	fs := flag.NewFlagSet("record", flag.ContinueOnError)
+	read := redactFlags(fs)
+	var args []string
+	for _, f := range flags {
+		if fs.Lookup(f) == nil {
+			t.Fatalf("no flag --%s", f)
+		}
+		v := "x"
+		switch f {
+		case "redact-off":
+			v = string(recorder.DefaultJWT)
+		case "redact":
+			v = "/x"
+		}
+		args = append(args, "--"+f, v)
+	}
+	if err := fs.Parse(args); err != nil {
+		t.Fatal(err)
+	}
+	rd, err := read()
+	if err != nil {
+		t.Fatal(err)
+	}
+	readme, err := os.ReadFile("../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	rv := reflect.ValueOf(rd)
+	for i := range rv.NumField() {
+		name := rv.Type().Field(i).Name
+		if !rv.Type().Field(i).IsExported() {
+			continue
+		}
+		f, ok := flags[name]
+		if !ok {
+			t.Errorf("recorder.Redact.%s has no flag", name)
+			continue
+		}
+		if rv.Field(i).IsZero() {
+			t.Errorf("--%s does not set recorder.Redact.%s", f, name)
+		}
+		if !regexp.MustCompile(`(?m)^\s*` + name + `:.*// --` + f + ` `).Match(readme) {
+			t.Errorf("README's redaction snippet does not show %s next to --%s", name, f)
+		}
 	}
 }
