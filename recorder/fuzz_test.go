@@ -14,6 +14,7 @@ import (
 	"testing"
 
 	"github.com/aguitest/aguitest/agui"
+	"github.com/aguitest/aguitest/internal/jsonx"
 )
 
 // FuzzReader feeds arbitrary bytes to the Reader: it must never panic,
@@ -187,6 +188,54 @@ func FuzzMiddlewareRoundTrip(f *testing.F) {
 		}
 		if !slices.Equal(got, want) {
 			t.Fatalf("recorded %q\nthe client's SSE reader gets %q\nbody %q", got, want, body)
+		}
+	})
+}
+
+// FuzzRedact feeds arbitrary text and JSON to the redaction rules: nothing
+// panics, JSON stays JSON (the same bytes when the defaults are off), a
+// key of a known shape next to the input is never kept, and text with the
+// defaults off is kept as it is.
+func FuzzRedact(f *testing.F) {
+	for _, s := range []string{
+		`{"api_key":"hunter2","n":1}`, `{"a":[{"password":1e3},"\u0041IzaSy"]}`, `"x"`, `[]`,
+		"user=ann&password=hunter2", "Authorization: Bearer abc123def456ghi", "postgres://app:s3cret@db/x",
+		`{"args":"{\"token\":\"t\"}"}`, "-----BEGIN PRIVATE KEY-----\nMIIE\n-----END PRIVATE KEY-----",
+	} {
+		f.Add([]byte(s))
+	}
+	key := fakeKey("sk-proj-", "Ab3xY9", 48)
+	f.Fuzz(func(t *testing.T, b []byte) {
+		var rd Redact
+		off := Redact{Off: Defaults()}
+		_ = rd.Text(b)
+		_ = rd.URL(string(b))
+		if got := off.Text(b); !bytes.Equal(got, b) {
+			t.Fatalf("Text with the defaults off changed %q to %q", b, got)
+		}
+		if jsonx.Check(b) != nil {
+			if _, err := rd.JSON(b); err == nil {
+				t.Fatalf("JSON(%q) accepted what is not JSON", b)
+			}
+			return
+		}
+		red, err := rd.JSON(b)
+		if err != nil {
+			t.Fatalf("JSON(%q): %v", b, err)
+		}
+		if err := jsonx.Check(red); err != nil {
+			t.Fatalf("JSON(%q) = %q, not JSON: %v", b, red, err)
+		}
+		if got, err := off.JSON(b); err != nil || !bytes.Equal(got, b) {
+			t.Fatalf("JSON with the defaults off changed %q to %q (%v)", b, got, err)
+		}
+		doc := append(append([]byte(`[`), b...), `,"`+key+`"]`...)
+		red, err = rd.JSON(doc)
+		if err != nil {
+			t.Fatalf("JSON(%q): %v", doc, err)
+		}
+		if bytes.Contains(red, []byte(key[8:])) {
+			t.Fatalf("JSON(%q) kept the key: %q", doc, red)
 		}
 	})
 }
