@@ -231,14 +231,14 @@ func verifyFile(name string, stdin io.Reader, stderr io.Writer, opt agui.Options
 			}
 			break
 		}
-		var fe *agui.FrameError
-		if errors.As(err, &fe) {
-			for _, vi := range v.PushFrame(fe) {
-				rep.Violations = append(rep.Violations, violationJSON{Line: fe.Line, Violation: vi})
-			}
-			continue
-		}
 		if err != nil {
+			var fe *agui.FrameError
+			if errors.As(err, &fe) {
+				for _, vi := range v.PushFrame(fe) {
+					rep.Violations = append(rep.Violations, violationJSON{Line: fe.Line, Violation: vi})
+				}
+				continue
+			}
 			rep.Error = err.Error()
 			rep.Format = r.Format()
 			return rep
