@@ -64,6 +64,7 @@ func ExampleRun() {
 	// --- PASS: location ("You are in Seoul.")
 	// --- FAIL: parallel calls, round-robin
 	//     run 1: event 11 (TOOL_CALL_END) [toolCallId=run-1-call-2]: args-not-json: the arguments of tool call 'run-1-call-2' are not JSON at TOOL_CALL_END (invalid JSON at byte 7: ':' expected after object key): "{\"tit{\"title\":\"le\":\"a\"}b\"}"
+	//     fidelity: in turn 1 the model called add_task with {"title":"a"} (call 1) and add_task with {"title":"b"} (call 2); the client got add_task with no arguments (id run-1-call-1) and add_task with {"tit{"title":"le":"a"}b"} (id run-1-call-2) instead
 }
 
 // Test returns a case's result and problems as values, for a driver of
