@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math/rand/v2"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -332,7 +333,21 @@ func tail(s string, lines int) string {
 	return strings.Join(parts, "\n")
 }
 
+// freePort returns a loopback port free now, for a program to listen on
+// once it has started. It is drawn below the kernel's range of ephemeral
+// ports (32768 and up on Linux), from which every port-0 listener (the
+// scripted LLMs, the agents of other cases) gets its own: a port taken
+// from that range could be handed to one of them before the program binds
+// it, and the harness would then talk to the wrong server.
 func freePort() (int, error) {
+	for range 50 {
+		port := 20000 + rand.IntN(12000)
+		l, err := net.Listen("tcp", net.JoinHostPort("127.0.0.1", strconv.Itoa(port)))
+		if err == nil {
+			l.Close()
+			return port, nil
+		}
+	}
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		return 0, err

@@ -118,6 +118,10 @@ func (s Script) under(plan func(t *Turn, ti int) Plan) Script {
 	return v
 }
 
+// Clone returns a copy of s that shares no slice with it, so that
+// changing the copy's turns, calls or fragments leaves s as it is.
+func (s Script) Clone() Script { return s.clone() }
+
 // clone returns a copy of s that shares no slice with it.
 func (s Script) clone() Script {
 	v := s
@@ -148,7 +152,11 @@ func (s *Script) Plans() string {
 		if t.Fault != nil || t.Reasoning == "" && t.text() == "" && len(t.Calls) == 0 {
 			continue
 		}
-		d := t.Plan.over(s.Plan).String()
+		p := t.Plan.over(s.Plan)
+		if p.Split.By != Random && p.Order.By != Shuffle {
+			p.Seed = 0 // unused
+		}
+		d := strings.Replace(p.String(), " seed=0", "", 1)
 		if fr := t.explicit(); fr != "" {
 			d += " " + fr
 		}
@@ -279,41 +287,45 @@ func (s *Script) starts(ti int, wires []Wire) []int {
 	return order
 }
 
-// Layout says where each turn's reasoning and text start relative to its
-// calls, turn by turn, as in "r t c | t c t": r for the reasoning, t for
-// the text, c for one call or several starting one after another. Plans
-// with one layout must give a client the same messages: they differ only
-// in how the streams are cut, interleaved and identified. Plans with
-// different layouts may legitimately not (text after the calls is another
-// message after them).
+// Layout says in which order each turn's streams start, turn by turn, as
+// in "reasoning text #1 #2 | text": the reasoning, the text and the calls by
+// number, and "(no index)" for parallel calls sent without their index.
+// Plans with one layout must give a client the same messages: they differ
+// only in how the streams are cut, interleaved and identified. Plans with
+// different layouts may legitimately not: text after the calls is another
+// message after them, an agent may run calls in the order they start, and
+// without an index that order is all an agent knows of the model's.
 func (s *Script) Layout(wires []Wire) string {
 	var turns []string
 	for i := range s.Turns {
-		var b []byte
+		var names []string
 		for _, slot := range s.starts(i, wires) {
-			c := byte('c')
-			switch slot {
-			case slotReasoning:
-				c = 'r'
-			case slotText:
-				c = 't'
-			}
-			if c == 'c' && len(b) > 0 && b[len(b)-1] == 'c' {
-				continue
-			}
-			b = append(b, c)
+			names = append(names, slotName(slot))
 		}
 		if s.Turns[i].Fault != nil {
-			b = append(b, '!')
+			names = append(names, "fault")
 		}
-		turns = append(turns, strings.Join(strings.Split(string(b), ""), " "))
+		if s.noIndex(i) {
+			names = append(names, "(no index)")
+		}
+		if len(names) == 0 {
+			names = append(names, "nothing")
+		}
+		turns = append(turns, strings.Join(names, " "))
 	}
 	return strings.Join(turns, " | ")
 }
 
+// noIndex reports whether turn i sends parallel calls without an index.
+func (s *Script) noIndex(i int) bool {
+	t := &s.Turns[i]
+	return t.Fault == nil && len(t.Calls) > 1 && t.Plan.over(s.Plan).IDs == IDsNoIndex
+}
+
 // Plain returns s with each turn without a fault streamed plainly in the
 // layout it has in s (see [Script.Layout]): every stream whole, one after
-// another, in the order they start in s, calls identified the OpenAI way.
+// another, in the order they start in s, calls identified the OpenAI way
+// (or without index, when s sends them so).
 // It is the reference an exploration compares plans of that layout with.
 func (s Script) Plain(wires []Wire) Script {
 	v := s.clone()
@@ -332,6 +344,9 @@ func (s Script) Plain(wires []Wire) Script {
 			}
 		}
 		base := Plan{Split: Split{By: Whole}, IDs: IDsFirst, Seed: 1, First: own.First, Every: own.Every}
+		if s.noIndex(i) {
+			base.IDs = IDsNoIndex
+		}
 		var candidates []Order
 		if o, ok := plainOrder(order); ok {
 			candidates = append(candidates, o)

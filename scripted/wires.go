@@ -121,6 +121,11 @@ func (t *Turn) expressible(w Wire, p Plan, ti int, stream bool) error {
 			return fail("split no_args: response.function_call_arguments.done carries the arguments whole")
 		}
 	case WireAnthropic:
+		if t.Reasoning != "" {
+			if c := planChunks(t, ti, p, nil, false); len(c) > 0 && c[0].Reasoning == "" {
+				return fail("reasoning after another block: an Anthropic message starts with its thinking block, and the API refuses the message sent back otherwise")
+			}
+		}
 		if p.IDs != IDsFirst {
 			return fail("ids=%s: a content_block_delta names its block by index only", p.IDs)
 		}
