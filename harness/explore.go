@@ -122,6 +122,8 @@ type PlanFailure struct {
 	// (violations, fidelity, ...), and, when the client's view differs
 	// from the reference's, one ProblemExplore saying how.
 	Problems []Problem
+
+	shrunk bool // Script streams otherwise than Found
 }
 
 // exploreOf returns the exploration the case asks for, or nil.
@@ -286,6 +288,7 @@ func (o Options) explore(ctx context.Context, agent Agent, c Case, own *Result, 
 	if !x.NoShrink {
 		final = e.shrink(first.run.script, c.Script, first.v, pf)
 	}
+	pf.shrunk = pf.Script.Key(e.wires) != first.run.script.Key(e.wires)
 	pf.Script = pf.Script.Tidy(e.wires)
 	pf.Problems = final.problems()
 	xp.Failure = pf
@@ -553,12 +556,15 @@ func (x *Exploration) describe(final *verdict) string {
 	}
 	f := x.Failure
 	switch {
-	case len(f.Steps) == 0 && f.Runs == 0:
+	case f.Runs == 0:
 		fmt.Fprintf(&b, "\nthe first, %s, fails so:", f.Found)
-	case len(f.Steps) == 0:
+	case !f.shrunk:
 		fmt.Fprintf(&b, "\nthe first, %s, is as simple as shrinking found (%s), and fails so:", f.Found, words.Count(f.Runs, "run", "runs"))
 	default:
-		fmt.Fprintf(&b, "\nthe first, %s, shrunk in %s (%s):", f.Found, words.Count(len(f.Steps), "step", "steps"), words.Count(f.Runs, "run", "runs"))
+		fmt.Fprintf(&b, "\nthe first, %s, shrunk in %s", f.Found, words.Count(f.Runs, "run", "runs"))
+		if len(f.Steps) > 0 {
+			b.WriteString(":")
+		}
 		for _, s := range f.Steps {
 			b.WriteString("\n\t" + s)
 		}

@@ -3,6 +3,7 @@ package bugs_test
 import (
 	"context"
 	"encoding/json"
+	"net/http"
 	"strings"
 	"testing"
 
@@ -17,19 +18,19 @@ import (
 	"github.com/aguitest/aguitest/scripted"
 )
 
-// agent is the agent with bug b (none for bugs.None), its own tool
-// get_weather answered from a table.
+// agent is the agent with bug b (none for bugs.None) on the Go-native
+// scripted model, its own tool get_weather.
 func agent(b bugs.Bug) harness.Agent {
-	weather := map[string]string{"Paris": "18°C", "Rome": "24°C"}
 	return harness.Func(func(ctx context.Context, env harness.Env, in agui.RunAgentInput, emit func(agui.Event) error) error {
-		a := bugs.Agent{Model: env.Model, Bug: b, Tools: map[string]func(string) string{
-			"get_weather": func(args string) string {
-				var v struct{ City string }
-				_ = json.Unmarshal([]byte(args), &v)
-				return v.City + " " + weather[v.City]
-			},
-		}}
-		return a.Run(ctx, in, emit)
+		return bugs.Agent{Model: env.Model, Bug: b, Tools: bugs.Weather()}.Run(ctx, in, emit)
+	})
+}
+
+// httpAgent is the agent with bug b served over HTTP, its model the
+// scripted LLM's Chat Completions wire read with openai-go.
+func httpAgent(b bugs.Bug) harness.Agent {
+	return harness.Handler(func(env harness.Env) http.Handler {
+		return bugs.Agent{Model: bugs.NewChatModel(env.BaseURL, env.APIKey), Bug: b, Tools: bugs.Weather()}
 	})
 }
 
@@ -134,4 +135,26 @@ func TestBugsAreCaught(t *testing.T) {
 			g.Assert(t, strings.NewReplacer("#", "-", "/", "-").Replace(string(b)), []byte(out.String()))
 		})
 	}
+}
+
+// TestOverHTTP: the same agents over HTTP, on the Chat Completions wire:
+// the correct one passes the table under every plan that wire can
+// express; one that drops the arguments arriving with a call's name is
+// caught, as on the Go-native model.
+func TestOverHTTP(t *testing.T) {
+	o := harness.Options{Explore: &harness.Explore{Plans: 40}, Parallel: true}
+	cs := cases()
+	for i := range cs {
+		cs[i].NoGolden = true
+	}
+	for _, r := range o.TestAll(t.Context(), httpAgent(bugs.None), cs) {
+		assert.False(t, r.Failed(), "%s: %v", r.Case, r.Err())
+		if assert.NotNil(t, r.Exploration, r.Case) {
+			assert.Equal(t, []scripted.Wire{scripted.WireChat}, r.Exploration.Wires)
+		}
+	}
+	r := o.Test(t.Context(), httpAgent(bugs.FirstChunkArgs), cs[2])
+	require.NotNil(t, r.Exploration)
+	require.NotNil(t, r.Exploration.Failure, "%v", r.Err())
+	assert.Contains(t, r.Exploration.Failure.Script.GoString(), "WithName: true")
 }
