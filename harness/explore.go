@@ -577,7 +577,7 @@ func (x *Exploration) describe(final *verdict) string {
 	b.WriteString(indent(f.Script.GoString(), "\t"))
 	b.WriteString("\nor into a script file:\n")
 	b.WriteString(indent(strings.TrimRight(f.Script.YAML(), "\n"), "\t"))
-	fmt.Fprintf(&b, "\nthe same plans again: -%s=%d -%s=%d", FlagSeed, x.Seed, FlagPlans, x.Plans)
+	fmt.Fprintf(&b, "\nthe same plans again: seed %d, %d plans (go test -args -%s=%d -%s=%d; aguitest explore --seed %d --plans %d)", x.Seed, x.Plans, FlagSeed, x.Seed, FlagPlans, x.Plans, x.Seed, x.Plans)
 	return b.String()
 }
 

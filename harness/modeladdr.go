@@ -12,11 +12,11 @@ import (
 // A relay listens on a fixed address and forwards every request to the
 // scripted LLM of the case under way, so that an agent started beforehand
 // with its LLM client pointed at that address (a URL agent) meets each
-// case's script. Cases using one address run one at a time.
+// case's script. Cases using one address run one at a time. It listens
+// until the program exits: an agent keeps its connections to its LLM open
+// from one request to the next, and from one case to the next.
 type relay struct {
-	addr string
 	srv  *http.Server
-	refs int        // cases holding it; guarded by relays.mu
 	turn sync.Mutex // held by the case under way
 
 	mu     sync.Mutex
@@ -29,12 +29,13 @@ var relays = struct {
 }{m: map[string]*relay{}}
 
 // useRelay waits for the relay on addr to be free (listening on it when no
-// case does yet), points it at base and returns the function that frees it.
+// case has yet), points it at base and returns the function that frees it.
 func useRelay(addr, base string) (func(), error) {
 	target, err := url.Parse(base)
 	if err != nil {
 		return nil, err
 	}
+	target.Path = "" // the request's path has the version in it already
 	relays.mu.Lock()
 	r := relays.m[addr]
 	if r == nil {
@@ -43,36 +44,24 @@ func useRelay(addr, base string) (func(), error) {
 			relays.mu.Unlock()
 			return nil, errors.New("Options.ModelAddr: " + err.Error())
 		}
-		r = &relay{addr: addr}
+		r = &relay{}
 		r.srv = &http.Server{Handler: &httputil.ReverseProxy{
 			Rewrite: func(pr *httputil.ProxyRequest) {
 				r.mu.Lock()
 				t := r.target
 				r.mu.Unlock()
 				pr.SetURL(t)
-				pr.Out.URL.Path = pr.In.URL.Path // the target's base path is in the request already
-				pr.Out.URL.RawPath = pr.In.URL.RawPath
 			},
 			FlushInterval: -1,
 		}}
 		go r.srv.Serve(ln)
 		relays.m[addr] = r
 	}
-	r.refs++
 	relays.mu.Unlock()
 
 	r.turn.Lock()
-	target.Path = ""
 	r.mu.Lock()
 	r.target = target
 	r.mu.Unlock()
-	return func() {
-		r.turn.Unlock()
-		relays.mu.Lock()
-		defer relays.mu.Unlock()
-		if r.refs--; r.refs == 0 {
-			delete(relays.m, addr)
-			_ = r.srv.Close()
-		}
-	}, nil
+	return r.turn.Unlock, nil
 }

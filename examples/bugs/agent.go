@@ -3,6 +3,7 @@ package bugs
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strconv"
 
@@ -61,6 +62,9 @@ type Agent struct {
 	Bug Bug
 }
 
+// errFailed says the run has ended with RUN_ERROR.
+var errFailed = errors.New("the run failed")
+
 // call is a call of the model's answer, as the agent tracks it.
 type call struct {
 	id, name, args string
@@ -82,6 +86,9 @@ func (a Agent) Run(ctx context.Context, in agui.RunAgentInput, emit func(agui.Ev
 	for step := 1; ; step++ {
 		msgID := fmt.Sprintf("%s-msg-%d", in.RunID, step)
 		calls, text, err := a.answer(ctx, in, req, msgID, &n, emit)
+		if errors.Is(err, errFailed) {
+			return nil // the run has ended with RUN_ERROR
+		}
 		if err != nil {
 			return err
 		}
@@ -123,9 +130,15 @@ func (a Agent) Run(ctx context.Context, in agui.RunAgentInput, emit func(agui.Ev
 
 // answer streams one answer of the model and returns its calls and text.
 func (a Agent) answer(ctx context.Context, in agui.RunAgentInput, req scripted.Request, msgID string, n *int, emit func(agui.Event) error) ([]*call, string, error) {
+	fail := func(what string, err error) ([]*call, string, error) {
+		if err := emit(agui.NewRunError(what+err.Error(), "PROVIDER_ERROR")); err != nil {
+			return nil, "", err
+		}
+		return nil, "", errFailed
+	}
 	stream, err := a.Model.Stream(ctx, req)
 	if err != nil {
-		return nil, "", emit(agui.NewRunError("the model could not answer: "+err.Error(), "PROVIDER_ERROR"))
+		return fail("the model could not answer: ", err)
 	}
 	var (
 		calls     []*call
@@ -138,7 +151,7 @@ func (a Agent) answer(ctx context.Context, in agui.RunAgentInput, req scripted.R
 	)
 	for chunk, err := range stream {
 		if err != nil {
-			return nil, "", emit(agui.NewRunError("the model's answer broke off: "+err.Error(), "PROVIDER_ERROR"))
+			return fail("the model's answer broke off: ", err)
 		}
 		switch {
 		case chunk.Text != "":
