@@ -533,6 +533,19 @@ func validOn(s *scripted.Script, wires []scripted.Wire) bool {
 	return true
 }
 
+// String says what was explored: "36 plans (30 of the matrix, 0 random
+// from seed 1, 5 plain; 1 wire: OpenAI Chat Completions)", the case's own
+// plan counted.
+func (x *Exploration) String() string {
+	wires := make([]string, len(x.Wires))
+	for i, w := range x.Wires {
+		wires[i] = w.String()
+	}
+	return fmt.Sprintf("%s (%d of the matrix, %d random from seed %d, %d plain; %s %s)",
+		words.Count(1+x.Plans+x.References, "plan", "plans"), x.Matrix, x.Plans-x.Matrix, x.Seed, x.References,
+		words.Count(len(wires), "wire:", "wires:"), strings.Join(wires, ", "))
+}
+
 // describe writes the exploration's failure as a problem's text.
 func (x *Exploration) describe(final *verdict) string {
 	var b strings.Builder

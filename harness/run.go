@@ -108,6 +108,9 @@ type Tool struct {
 	// sent back as a tool message's content; an error becomes the tool
 	// message's error.
 	//
+	// An explored case (Case.Explore) runs it for each plan, several
+	// plans at once: it must be safe for concurrent use.
+	//
 	// Run is required: a case with a Tool without Run fails at its start.
 	// For a tool the agent must answer itself, return an error: if the
 	// agent ever leaves the call to the client, the error reaches it.
