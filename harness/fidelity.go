@@ -40,8 +40,8 @@ const (
 	FidelityIDs Fidelity = "ids"
 )
 
-// fidelities lists the checks, in the order they are made.
-var fidelities = []Fidelity{FidelityText, FidelityCalls, FidelityIDs}
+// Fidelities lists the fidelity checks, in the order they are made.
+var Fidelities = []Fidelity{FidelityText, FidelityCalls, FidelityIDs}
 
 // checkFidelity reports where the client's view of res misses what the
 // scripted model said in script.

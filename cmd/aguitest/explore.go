@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"slices"
 	"strings"
 	"syscall"
 	"time"
@@ -67,6 +68,15 @@ Exit codes: 0 the agent passes under every plan, 1 it fails under one (or
 cannot be explored), 2 bad usage, an invalid script or an agent that cannot
 be started.
 `
+
+// fidelityNames lists the fidelity checks --relax takes.
+func fidelityNames() string {
+	names := make([]string, len(harness.Fidelities))
+	for i, f := range harness.Fidelities {
+		names[i] = string(f)
+	}
+	return strings.Join(names, ", ")
+}
 
 // repeated is a flag that may be given several times.
 type repeated []string
@@ -161,12 +171,13 @@ func runExplore(ctx context.Context, args []string, stdout, stderr io.Writer) in
 		return usageErr("--enable: %v", err)
 	}
 	for _, name := range strings.Split(relax, ",") {
-		switch f := harness.Fidelity(strings.TrimSpace(name)); f {
-		case "":
-		case harness.FidelityText, harness.FidelityCalls, harness.FidelityIDs:
+		f := harness.Fidelity(strings.TrimSpace(name))
+		switch {
+		case f == "":
+		case slices.Contains(harness.Fidelities, f):
 			c.Relax = append(c.Relax, f)
 		default:
-			return usageErr("--relax: unknown check %q (the checks: text, calls, ids)", name)
+			return usageErr("--relax: unknown check %q (the checks: %s)", name, fidelityNames())
 		}
 	}
 	for _, t := range tools {

@@ -54,3 +54,8 @@ func freeAddr(t *testing.T) string {
 	defer l.Close()
 	return l.Addr().String()
 }
+
+// The usage of "aguitest explore" lists every fidelity check --relax takes.
+func TestExploreUsageListsChecks(t *testing.T) {
+	assert.Contains(t, exploreUsage, "fidelity checks to waive: "+fidelityNames()+"\n")
+}
