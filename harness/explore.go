@@ -395,8 +395,12 @@ func (v *verdict) problems() []Problem {
 // diffText says how the view differs from the reference's.
 func (v *verdict) diffText() string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "the client's view differs from that of %s (-%s +this plan; %s of the view, numbered from 1, differ):", v.ref.name, v.ref.name, words.Count(len(v.diff), "entry", "entries"))
-	b.WriteString("\n" + indent(golden.Report(v.diff[:1]), "\t"))
+	verb := "differ"
+	if len(v.diff) == 1 {
+		verb = "differs"
+	}
+	fmt.Fprintf(&b, "the client's view differs from that of %s (-%s +this plan; %s of the view, numbered from 1, %s):", v.ref.name, v.ref.name, words.Count(len(v.diff), "entry", "entries"), verb)
+	b.WriteString("\n" + indent(strings.TrimRight(golden.Report(v.diff[:1]), "\n"), "\t"))
 	if len(v.diff) > 1 {
 		fmt.Fprintf(&b, "\n\t(and %s more)", words.Count(len(v.diff)-1, "entry", "entries"))
 	}

@@ -197,3 +197,58 @@ func TestExploreCannot(t *testing.T) {
 	require.True(t, r.Failed())
 	assert.Contains(t, r.Err().Error(), "explore: a URL agent's model is not the case's scripted LLM")
 }
+
+// chunkCounter streams the model's text, and keeps in the state how many
+// chunks the answer came in: a behaviour that changes with the plan, which
+// neither the verifier nor fidelity sees, and exploration does.
+func chunkCounter(ctx context.Context, env harness.Env, in agui.RunAgentInput, emit func(agui.Event) error) error {
+	stream, err := env.Model.Stream(ctx, scripted.Request{Messages: []scripted.Message{{Role: "user", Content: "hi"}}})
+	if err != nil {
+		return err
+	}
+	var text string
+	n := 0
+	for chunk, err := range stream {
+		if err != nil {
+			return err
+		}
+		if chunk.Text != "" {
+			text += chunk.Text
+			n++
+		}
+	}
+	for _, e := range []agui.Event{
+		agui.NewRunStarted(in.ThreadID, in.RunID),
+		agui.NewTextMessageStart("m"),
+		agui.NewTextMessageContent("m", text),
+		agui.NewTextMessageEnd("m"),
+		agui.NewStateSnapshot(map[string]any{"chunks": n}),
+		agui.NewRunFinished(in.ThreadID, in.RunID),
+	} {
+		if err := emit(e); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// TestExploreViewDiffers: an agent whose client view changes with the
+// plan fails, reported with the first entry of the view that differs
+// from the case's own plan's, as a diff (-want +got).
+func TestExploreViewDiffers(t *testing.T) {
+	c := harness.Case{
+		Name:     "hello",
+		Input:    harness.User("hi"),
+		Script:   scripted.Script{Turns: []scripted.Turn{{Text: "Hello there!", Plan: scripted.Plan{Split: scripted.Split{By: scripted.Whole}}}}},
+		NoGolden: true,
+		Explore:  &harness.Explore{Plans: 10},
+	}
+	r := harness.Options{}.Test(t.Context(), harness.Func(chunkCounter), c)
+	require.True(t, r.Failed())
+	f := r.Exploration.Failure
+	require.NotNil(t, f)
+	require.Len(t, f.Problems, 1, "%v", r.Err())
+	assert.Equal(t, harness.ProblemExplore, f.Problems[0].Kind)
+	assert.Contains(t, f.Problems[0].Text, "the client's view differs from that of the case's own plan (-the case's own plan +this plan; 1 entry of the view, numbered from 1, differs):")
+	assert.Contains(t, f.Problems[0].Text, "\t\t- {\"type\":\"STATE\",\"snapshot\":{\"chunks\":1}}\n\t\t+ {\"type\":\"STATE\",\"snapshot\":{\"chunks\":2}}\n\t\t  .snapshot.chunks: got 2, want 1")
+}
