@@ -158,3 +158,45 @@ func TestOverHTTP(t *testing.T) {
 	require.NotNil(t, r.Exploration.Failure, "%v", r.Err())
 	assert.Contains(t, r.Exploration.Failure.Script.GoString(), "WithName: true")
 }
+
+// TestWhatCatchesEachBug runs the plain table against each agent with a
+// bug, with the verifier alone, with fidelity, with exploration, and with
+// both (the default when explored): only both catch every bug.
+func TestWhatCatchesEachBug(t *testing.T) {
+	type layers struct{ verifier, fidelity, explore, both bool }
+	want := map[bugs.Bug]layers{
+		bugs.WrongID:         {explore: true, both: true},
+		bugs.MergedCalls:     {verifier: true, fidelity: true, explore: true, both: true},
+		bugs.FirstChunkArgs:  {explore: true, both: true},
+		bugs.FirstClientCall: {fidelity: true, both: true},
+		bugs.SharedResultID:  {fidelity: true, both: true},
+	}
+	caught := func(b bugs.Bug, fidelity, explore bool) bool {
+		cs := cases()
+		for i := range cs {
+			cs[i].NoGolden = true
+		}
+		o := harness.Options{Parallel: true}
+		if !fidelity {
+			o.Relax = harness.Fidelities
+		}
+		if explore {
+			o.Explore = &harness.Explore{}
+		}
+		for _, r := range o.TestAll(t.Context(), agent(b), cs) {
+			if r.Failed() {
+				return true
+			}
+		}
+		return false
+	}
+	for _, b := range bugs.Bugs {
+		got := layers{
+			verifier: caught(b, false, false),
+			fidelity: caught(b, true, false),
+			explore:  caught(b, false, true),
+			both:     caught(b, true, true),
+		}
+		assert.Equal(t, want[b], got, "%s: what catches it", b)
+	}
+}
