@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"regexp"
 	"slices"
 	"strings"
 	"syscall"
@@ -54,6 +55,9 @@ Flags:
   --allow RULES           verifier rules to waive, comma-separated
   --enable RULES          opt-in verifier rules to turn on, comma-separated
   --relax CHECKS          fidelity checks to waive: text, calls, ids
+  --want-error RE         the agent must end a run with RUN_ERROR whose message
+                          matches the regular expression RE (for a script
+                          with a fault)
   --path PATH             (with --cmd) the AG-UI endpoint's path (default /)
   --dir DIR               (with --cmd) the program's working directory
   --start-timeout D       (with --cmd) how long the program may take to
@@ -96,11 +100,11 @@ func runExplore(ctx context.Context, args []string, stdout, stderr io.Writer) in
 	fs := flag.NewFlagSet("explore", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
 	var (
-		cmdLine, url, llm, user, profile, allow, enable, relax, path, dir string
-		tools                                                             repeated
-		plans, parallel                                                   int
-		seed                                                              uint64
-		startTimeout, timeout                                             time.Duration
+		cmdLine, url, llm, user, profile, allow, enable, relax, path, dir, wantError string
+		tools                                                                        repeated
+		plans, parallel                                                              int
+		seed                                                                         uint64
+		startTimeout, timeout                                                        time.Duration
 	)
 	fs.StringVar(&cmdLine, "cmd", "", "")
 	fs.StringVar(&url, "url", "", "")
@@ -114,6 +118,7 @@ func runExplore(ctx context.Context, args []string, stdout, stderr io.Writer) in
 	fs.StringVar(&allow, "allow", "", "")
 	fs.StringVar(&enable, "enable", "", "")
 	fs.StringVar(&relax, "relax", "", "")
+	fs.StringVar(&wantError, "want-error", "", "")
 	fs.StringVar(&path, "path", "/", "")
 	fs.StringVar(&dir, "dir", "", "")
 	fs.DurationVar(&startTimeout, "start-timeout", 0, "")
@@ -180,6 +185,12 @@ func runExplore(ctx context.Context, args []string, stdout, stderr io.Writer) in
 			return usageErr("--relax: unknown check %q (the checks: %s)", name, fidelityNames())
 		}
 	}
+	if wantError != "" {
+		if _, err := regexp.Compile(wantError); err != nil {
+			return usageErr("--want-error: %v", err)
+		}
+		c.WantError = &harness.WantError{Message: wantError}
+	}
 	for _, t := range tools {
 		name, result, ok := strings.Cut(t, "=")
 		if !ok {
@@ -207,7 +218,12 @@ func runExplore(ctx context.Context, args []string, stdout, stderr io.Writer) in
 	for _, p := range r.Problems {
 		fmt.Fprintln(stdout, p.Text)
 	}
-	if x := r.Exploration; !r.Failed() && x != nil {
+	switch x := r.Exploration; {
+	case r.Failed():
+	case x == nil || x.Plans == 0:
+		// Said so, not passed off as an exploration.
+		fmt.Fprintf(stdout, "ok: %s passed its own plan; no other plan streams it otherwise (each turn is a fault or streams nothing)\n", c.Name)
+	default:
 		fmt.Fprintf(stdout, "ok: %s passed %v in %.1fs\n", c.Name, x, time.Since(start).Seconds())
 	}
 	if r.Failed() {
