@@ -58,6 +58,14 @@ type Case struct {
 	MaxRuns int
 	// Accept, when set, replaces Options.Accept for this case.
 	Accept string
+	// Explore, when set, also runs the case under many other plans of its
+	// script and reports the first under which it fails, shrunk (see
+	// Explore); nil leaves it to Options.Explore.
+	Explore *Explore
+	// Relax waives fidelity checks by name (FidelityText, FidelityCalls,
+	// FidelityIDs), for an agent that legitimately rewrites the model's
+	// text or keeps calls from the client; Options.Relax adds to it.
+	Relax []Fidelity
 }
 
 // Input is what a case sends. Messages, State, Context and ForwardedProps
@@ -99,6 +107,9 @@ type Tool struct {
 	// arguments as streamed, as the reference client does. The result is
 	// sent back as a tool message's content; an error becomes the tool
 	// message's error.
+	//
+	// An explored case (Case.Explore) runs it for each plan, several
+	// plans at once: it must be safe for concurrent use.
 	//
 	// Run is required: a case with a Tool without Run fails at its start.
 	// For a tool the agent must answer itself, return an error: if the
@@ -184,6 +195,18 @@ type Options struct {
 	// Func agents ignore it.
 	Accept string
 
+	// Explore explores every case of the table whose own Explore is nil
+	// (see Explore).
+	Explore *Explore
+	// Relax waives fidelity checks by name for every case, as Case.Relax.
+	Relax []Fidelity
+	// ModelAddr, when set, is a fixed loopback address ("127.0.0.1:7788")
+	// on which the harness serves each case's scripted LLM, for a URL
+	// agent started beforehand with its LLM client pointed at it
+	// (http://ADDR/v1, or http://ADDR for clients that add the version).
+	// Cases, and the plans of an explored case, then run one at a time.
+	ModelAddr string
+
 	// OnEvent, when set, is told of each event of each run (numbered
 	// from 1) as the harness receives it, before it is checked: a live
 	// view of the case, as "aguitest demo" prints it. Calls come one at a
@@ -193,6 +216,12 @@ type Options struct {
 	// OnProblem, when set, is told of each problem as it is found, in
 	// the order found (a Report puts causes first), as OnEvent is called.
 	OnProblem func(Problem)
+
+	// thread is the thread id of the case's runs; "" means "thread-1".
+	// Each plan of an exploration has its own, so that an agent that
+	// keeps threads apart does not see one plan's conversation in
+	// another's.
+	thread string
 }
 
 // dir is the folder of the goldens.

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"sync"
 
@@ -29,6 +30,10 @@ type Report struct {
 	// a RUN_ERROR the case does not expect, a request that failed), then
 	// the rest in the order found. None means the case passed.
 	Problems []Problem
+	// Exploration is what exploring the case found, when it was explored
+	// (Case.Explore, Options.Explore); a failing plan is also one of
+	// Problems (ProblemExplore).
+	Exploration *Exploration
 }
 
 // Failed reports whether the case has problems.
@@ -95,6 +100,13 @@ const (
 	// ProblemCheck: the case's Check reported a failure (under Test; under
 	// Run it reports on the test's t).
 	ProblemCheck ProblemKind = "check"
+	// ProblemFidelity: what the scripted model said did not reach the
+	// client as it said it (see Fidelity).
+	ProblemFidelity ProblemKind = "fidelity"
+	// ProblemExplore: the case fails under a plan of its exploration, or
+	// cannot be explored; in PlanFailure.Problems, the client's view under
+	// a plan differs from the reference's.
+	ProblemExplore ProblemKind = "explore"
 )
 
 // Test runs case c against agent and returns what it produced and what is
@@ -113,6 +125,13 @@ const (
 func (o Options) Test(ctx context.Context, agent Agent, c Case) Report {
 	rep := &report{on: o.OnProblem}
 	res := o.test(ctx, rep, agent, c)
+	if x := o.exploreOf(c); x != nil && res != nil {
+		xp, p := o.explore(ctx, agent, c, res, rep.problems(), *x)
+		if p != nil {
+			rep.add(*p)
+		}
+		return Report{Case: c.Name, Result: res, Problems: rep.problems(), Exploration: xp}
+	}
 	return Report{Case: c.Name, Result: res, Problems: rep.problems()}
 }
 
@@ -174,6 +193,15 @@ func (o Options) test(ctx context.Context, rep *report, agent Agent, c Case) *Re
 		defer llm.close()
 		base = llm.URL()
 	}
+	if o.ModelAddr != "" {
+		release, err := useRelay(o.ModelAddr, base)
+		if err != nil {
+			rep.errorf(ProblemCase, 0, "%v", err)
+			return nil
+		}
+		defer release()
+		base = "http://" + o.ModelAddr + "/v1"
+	}
 	env := Env{BaseURL: base, APIKey: "aguitest", Model: srv.Model(), Case: c.Name}
 	r, err := agent.start(ctx, env)
 	if err != nil {
@@ -209,6 +237,9 @@ func (o Options) test(ctx context.Context, rep *report, agent Agent, c Case) *Re
 		rep.errorf(ProblemModel, 0, "scripted LLM: %v", err)
 	}
 	res.Requests = srv.Requests()
+	if c.WantError == nil && !rep.hasCauses() {
+		checkFidelity(rep, &c.Script, res, append(slices.Clone(c.Relax), o.Relax...))
+	}
 
 	if !c.NoGolden {
 		runs := make([]golden.Run, len(res.Runs))
