@@ -151,7 +151,9 @@ func (m *Model) take(req Request) (*answer, error) {
 			return nil, err
 		}
 	}
-	m.requests[n].Turn = i + 1
+	if m.retain != 0 {
+		m.requests[len(m.requests)-1].Turn = i + 1 // req, kept last
+	}
 	u := estimate(t, &req)
 	a := &answer{turn: i, t: t, plan: p, chunks: planChunks(t, i, p, &u, req.Wire == WireGemini), fault: t.Fault, usage: u, req: req}
 	a.model = m.modelName(&req)
