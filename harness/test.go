@@ -85,6 +85,10 @@ const (
 	ProblemClient ProblemKind = "client"
 	// ProblemSettle: the conversation did not settle within MaxRuns.
 	ProblemSettle ProblemKind = "settle"
+	// ProblemInterrupt: a run finished with an interrupt the case does not
+	// answer (Case.Answers), or one past its expiry that it would resolve;
+	// a client cannot go on with the thread.
+	ProblemInterrupt ProblemKind = "interrupt"
 	// ProblemModel: the scripted LLM was not used as scripted (turns
 	// left unused, unexpected requests, failed request expectations).
 	ProblemModel ProblemKind = "model"
