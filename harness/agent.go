@@ -259,6 +259,7 @@ func (a *CommandAgent) start(ctx context.Context, env Env) (runner, error) {
 	var out lockedBuffer
 	cmd.Stdout = &out
 	cmd.Stderr = &out
+	ownGroup(cmd)
 	if err := cmd.Start(); err != nil {
 		return nil, fmt.Errorf("start %s: %w", a.Name, err)
 	}
@@ -306,14 +307,18 @@ type commandRunner struct {
 	out    *lockedBuffer
 }
 
+// kill stops the program and what it started (its process group): an
+// interrupt first, as Ctrl-C would, then a kill after 5 seconds.
 func (r *commandRunner) kill() {
-	_ = r.cmd.Process.Signal(os.Interrupt)
+	_ = signalGroup(r.cmd, os.Interrupt)
 	select {
 	case <-r.exited:
 	case <-time.After(5 * time.Second):
-		_ = r.cmd.Process.Kill()
+		_ = signalGroup(r.cmd, os.Kill)
 		<-r.exited
 	}
+	// Children that outlived the program's interrupt go with it.
+	_ = signalGroup(r.cmd, os.Kill)
 }
 
 func (r *commandRunner) run(ctx context.Context, input agui.RunAgentInput, rcv receiver) error {

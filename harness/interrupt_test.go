@@ -185,6 +185,8 @@ func TestLeave(t *testing.T) {
 		{"after events", harness.Leave{After: 1}, 1},
 		{"after two events", harness.Leave{Run: 1, After: 2}, 2},
 		{"after a wait", harness.Leave{After: 10, Wait: 10 * time.Millisecond}, 2},
+		{"at the first text message", harness.Leave{At: agui.TextMessageStart}, 2},
+		{"at the first text, after a wait", harness.Leave{At: agui.TextMessageContent, Wait: 10 * time.Millisecond}, 2},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

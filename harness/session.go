@@ -190,7 +190,7 @@ func (s *session) post(n int, input agui.RunAgentInput) RunResult {
 	ctx, cancel := context.WithTimeout(s.ctx, timeout)
 	defer cancel()
 	if l := s.c.Leave; l != nil && l.run() == n {
-		rs.leave = l.after()
+		rs.leave = l
 		var stop context.CancelFunc
 		ctx, stop = context.WithCancel(ctx)
 		rs.stop = stop
@@ -245,8 +245,9 @@ type runStream struct {
 	mu   sync.Mutex // a Func agent may emit from its own goroutines
 	done bool       // the run is over: what still comes is refused
 
-	leave int                // leave after this many events (Case.Leave); 0: stay
-	stop  context.CancelFunc // closes the connection when the client leaves
+	leave   *Leave             // when the client leaves (Case.Leave); nil: it stays
+	counted int                // the events received that count towards leaving
+	stop    context.CancelFunc // closes the connection when the client leaves
 }
 
 // violations reports the verifier's findings, the event's line when known.
@@ -319,7 +320,10 @@ func (rs *runStream) event(e agui.Event, line int) error {
 	for _, w := range view.Warnings()[warned:] {
 		rs.s.rep.errorf(ProblemClient, rs.n, "run %d: event %d (%s): %s", rs.n, i+1, w.Type, w.Message)
 	}
-	if rs.leave > 0 && len(rs.run.Events) >= rs.leave {
+	if rs.leave != nil && rs.leave.counts(e) {
+		rs.counted++
+	}
+	if rs.leave != nil && rs.counted >= rs.leave.after() {
 		rs.done = true
 		rs.run.Left = true
 		rs.stop()
