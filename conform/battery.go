@@ -18,23 +18,23 @@ type Name string
 // The scenarios, in the order they run. A scenario of the server's own
 // tools is named for the tool too: "backend-tool/get_weather".
 const (
-	Text               Name = "text"                  // text with multi-byte characters cut mid-character
-	Reasoning          Name = "reasoning"             // reasoning, then text
-	FrontendTool       Name = "frontend-tool"         // a client's tool, its result in the next run
-	ParallelTools      Name = "parallel-tools"        // three client calls streamed interleaved
-	ToolNoArgs         Name = "tool-no-args"          // a client's tool that takes no arguments
-	ChainedCalls       Name = "chained-calls"         // a call, then another made with its result
-	ToolError          Name = "tool-error"            // a client's tool that fails
-	TextBetweenCalls   Name = "text-between-calls"    // text streamed between the calls' fragments
-	State              Name = "state"                 // the client's state comes back as it was sent
-	FollowUp           Name = "follow-up"             // a second user message on the thread
-	Provider500        Name = "provider-500"          // the model answers HTTP 500, every time
-	Provider429        Name = "provider-429"          // the model answers 429 with Retry-After, every time
-	ProviderDisconnect Name = "provider-disconnect"   // the model's stream breaks off inside a call
-	ProviderMalformed  Name = "provider-malformed"    // the model's stream holds a chunk that is not JSON
-	ClientDisconnect   Name = "client-disconnect"     // the client leaves mid-run, then comes back
-	BackendTool        Name = "backend-tool"          // a tool of the server's own (Config.Tools)
-	Interrupt          Name = "interrupt"             // a tool the server asks the user about (Config.Interrupts)
+	Text               Name = "text"                // text with multi-byte characters cut mid-character
+	Reasoning          Name = "reasoning"           // reasoning, then text
+	FrontendTool       Name = "frontend-tool"       // a client's tool, its result in the next run
+	ParallelTools      Name = "parallel-tools"      // three client calls streamed interleaved
+	ToolNoArgs         Name = "tool-no-args"        // a client's tool that takes no arguments
+	ChainedCalls       Name = "chained-calls"       // a call, then another made with its result
+	ToolError          Name = "tool-error"          // a client's tool that fails
+	TextBetweenCalls   Name = "text-between-calls"  // text streamed between the calls' fragments
+	State              Name = "state"               // the client's state comes back as it was sent
+	FollowUp           Name = "follow-up"           // a second user message on the thread
+	Provider500        Name = "provider-500"        // the model answers HTTP 500, every time
+	Provider429        Name = "provider-429"        // the model answers 429 with Retry-After, every time
+	ProviderDisconnect Name = "provider-disconnect" // the model's stream breaks off inside a call
+	ProviderMalformed  Name = "provider-malformed"  // the model's stream holds a chunk that is not JSON
+	ClientDisconnect   Name = "client-disconnect"   // the client leaves mid-run, then comes back
+	BackendTool        Name = "backend-tool"        // a tool of the server's own (Config.Tools)
+	Interrupt          Name = "interrupt"           // a tool the server asks the user about (Config.Interrupts)
 )
 
 // Names lists the scenarios in the order they run.
