@@ -326,7 +326,7 @@ func script(turns ...scripted.Turn) scripted.Script { return scripted.Script{Tur
 func Cases(cfg Config) []harness.Case {
 	var out []harness.Case
 	for _, s := range Battery(cfg) {
-		if s.Skip == "" && cfg.selects(s.Name) {
+		if s.Skip == "" && cfg.Selects(s.Name) {
 			out = append(out, s.Case)
 		}
 	}

@@ -19,7 +19,7 @@ var refConfig = conform.Config{
 
 // A correct agent takes the whole battery.
 func TestBatteryPasses(t *testing.T) {
-	rep := conform.Run(t.Context(), harness.Func(refAgent{}.Run), refConfig, nil)
+	rep := conform.Run(t.Context(), harness.Func(refAgent{}.Run), refConfig)
 	assert.NoError(t, rep.Err)
 	assert.Len(t, rep.Results, len(conform.Names))
 	for _, r := range rep.Results {
@@ -49,7 +49,7 @@ func TestBatteryCatchesBugs(t *testing.T) {
 		t.Run(tt.scenario, func(t *testing.T) {
 			cfg := refConfig
 			cfg.Only = []string{tt.scenario}
-			rep := conform.Run(t.Context(), harness.Func(refAgent{bug: tt.bug}.Run), cfg, nil)
+			rep := conform.Run(t.Context(), harness.Func(refAgent{bug: tt.bug}.Run), cfg)
 			if !assert.Len(t, rep.Results, 1) {
 				return
 			}

@@ -37,6 +37,12 @@ type Config struct {
 	Only, Skip []string
 	// Timeout bounds each run of a scenario; 0 means DefaultTimeout.
 	Timeout time.Duration
+	// RecordDir, when set, keeps a recording of each scenario, its runs
+	// and the model's exchanges, in RecordDir (harness.Options.RecordDir;
+	// Result.Recording names the file), for "aguitest show".
+	RecordDir string
+	// OnResult, when set, is told of each scenario's result as it comes.
+	OnResult func(Result)
 }
 
 // DefaultTimeout is how long a run of a scenario may take when
@@ -84,8 +90,8 @@ func (t InterruptTool) prompt() string {
 	return "Use the tool " + t.Tool + "."
 }
 
-// selects reports whether the configuration runs the scenario.
-func (c Config) selects(name string) bool {
+// Selects reports whether Only and Skip let the scenario named name run.
+func (c Config) Selects(name string) bool {
 	if len(c.Only) > 0 && !matchAny(c.Only, name) {
 		return false
 	}

@@ -47,7 +47,7 @@
 //
 //	rep := conform.Run(ctx, harness.Command("node", "server.js"), conform.Config{
 //		Tools: []conform.ServerTool{{Name: "get_weather", Args: json.RawMessage(`{"city":"Paris"}`)}},
-//	}, nil)
+//	})
 //	rep.WriteJSON(os.Stdout, false)
 //
 // or, in a Go test:

@@ -13,7 +13,7 @@ import (
 // what the battery says of them.
 func ExampleRun() {
 	agent := harness.Func(refAgent{bug: dropsToolError}.Run)
-	rep := conform.Run(context.Background(), agent, conform.Config{Only: []string{"frontend-tool", "tool-error"}}, nil)
+	rep := conform.Run(context.Background(), agent, conform.Config{Only: []string{"frontend-tool", "tool-error"}})
 	for _, r := range rep.Results {
 		fmt.Println(r.Name+":", r.Status)
 		for _, p := range r.Problems {

@@ -19,7 +19,7 @@ func TestReportJSON(t *testing.T) {
 		bug  bug
 	}{{"ref", noBug}, {"drops-tool-error", dropsToolError}} {
 		t.Run(tt.name, func(t *testing.T) {
-			rep := conform.Run(t.Context(), harness.Func(refAgent{bug: tt.bug}.Run), refConfig, nil)
+			rep := conform.Run(t.Context(), harness.Func(refAgent{bug: tt.bug}.Run), refConfig)
 			var b bytes.Buffer
 			require.NoError(t, rep.WriteJSON(&b, true))
 			require.NoError(t, golden.Check("testdata", "report-"+tt.name, b.Bytes(), golden.Update()))

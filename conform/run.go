@@ -43,6 +43,9 @@ type Result struct {
 	Duration time.Duration
 	// Harness is the harness's report of the case: its runs and events.
 	Harness harness.Report
+	// Recording is the file holding the scenario's recording, when
+	// Config.RecordDir is set and it ran.
+	Recording string
 }
 
 // Report is how a server took the battery.
@@ -88,24 +91,23 @@ func (r *Report) Count(s Status) int {
 // scripted LLM; each run must end within cfg.Timeout. A scenario fails
 // when the harness finds a problem (the verifier under cfg.Profile, a
 // request left unanswered, a run that hangs, a RUN_ERROR it does not
-// expect or the lack of one it does) or its checks do. onResult, when not
-// nil, is told of each result as it comes.
-func Run(ctx context.Context, agent harness.Agent, cfg Config, onResult func(Result)) Report {
+// expect or the lack of one it does) or its checks do.
+func Run(ctx context.Context, agent harness.Agent, cfg Config) Report {
 	start := time.Now()
 	rep := Report{Profile: cfg.Profile}
 	timeout := cfg.Timeout
 	if timeout == 0 {
 		timeout = DefaultTimeout
 	}
-	o := harness.Options{Timeout: timeout}
+	o := harness.Options{Timeout: timeout, RecordDir: cfg.RecordDir}
 	for _, s := range Battery(cfg) {
-		if !cfg.selects(s.Name) {
+		if !cfg.Selects(s.Name) {
 			continue
 		}
 		res := runScenario(ctx, o, agent, s)
 		rep.Results = append(rep.Results, res)
-		if onResult != nil {
-			onResult(res)
+		if cfg.OnResult != nil {
+			cfg.OnResult(res)
 		}
 		if res.Harness.Result == nil && len(res.Problems) > 0 && res.Problems[0].Kind == harness.ProblemCase {
 			rep.Err = errors.New(res.Problems[0].Text)
@@ -132,6 +134,7 @@ func runScenario(ctx context.Context, o harness.Options, agent harness.Agent, s 
 	check := c.Check
 	c.Check = nil // run below, where its notes are kept
 	res.Harness = o.Test(ctx, agent, c)
+	res.Recording = res.Harness.Recording
 	res.Problems = res.Harness.Problems
 	if r := res.Harness.Result; r != nil {
 		if len(r.Requests) > 0 {

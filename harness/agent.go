@@ -324,7 +324,10 @@ func (r *commandRunner) kill() {
 func (r *commandRunner) run(ctx context.Context, input agui.RunAgentInput, rcv receiver) error {
 	err := r.httpRunner.run(ctx, input, rcv)
 	if err != nil {
-		return fmt.Errorf("%w\nagent output:\n%s", err, tail(r.out.String(), 40))
+		if out := tail(r.out.String(), 40); out != "" {
+			return fmt.Errorf("%w\nagent output:\n%s", err, out)
+		}
+		return fmt.Errorf("%w (the agent printed nothing)", err)
 	}
 	return nil
 }

@@ -29,6 +29,9 @@ type Report struct {
 	// a RUN_ERROR the case does not expect, a request that failed), then
 	// the rest in the order found. None means the case passed.
 	Problems []Problem
+	// Recording is the file of the case's recording, when
+	// Options.RecordDir is set and the case ran.
+	Recording string
 }
 
 // Failed reports whether the case has problems.
@@ -117,7 +120,16 @@ const (
 func (o Options) Test(ctx context.Context, agent Agent, c Case) Report {
 	rep := &report{on: o.OnProblem}
 	res := o.test(ctx, rep, agent, c)
-	return Report{Case: c.Name, Result: res, Problems: rep.problems()}
+	r := Report{Case: c.Name, Result: res, Problems: rep.problems()}
+	if o.RecordDir != "" && res != nil {
+		r.Recording = o.recording(c.Name)
+	}
+	return r
+}
+
+// recording is the file of a case's recording under RecordDir.
+func (o Options) recording(name string) string {
+	return filepath.Join(o.RecordDir, goldenName(name)+".jsonl")
 }
 
 // TestAll runs each case of a table as Test does and returns their reports
@@ -195,7 +207,7 @@ func (o Options) test(ctx context.Context, rep *report, agent Agent, c Case) *Re
 	if o.RecordDir != "" {
 		if err := os.MkdirAll(o.RecordDir, 0o755); err != nil {
 			rep.errorf(ProblemRecording, 0, "recording: %v", err)
-		} else if rec, err = recorder.Create(filepath.Join(o.RecordDir, goldenName(c.Name)+".jsonl"), recorder.Header{Source: "harness"}); err != nil {
+		} else if rec, err = recorder.Create(o.recording(c.Name), recorder.Header{Source: "harness"}); err != nil {
 			rep.errorf(ProblemRecording, 0, "recording: %v", err)
 		} else {
 			defer func() {

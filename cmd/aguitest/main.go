@@ -17,6 +17,7 @@
 //	llm serve  serve a scripted fake LLM on every provider wire (OpenAI, Anthropic, Gemini)
 //	llm record a recording proxy in front of an LLM provider
 //	llm replay serve a recording's provider exchanges to an agent
+//	conform    run the conformance battery against an AG-UI server
 //
 // "aguitest <command> --help" prints a command's flags and an example.
 // Errors go to standard error and name the file and line. Colour is used
@@ -49,6 +50,7 @@ func commands() []command {
 		{"llm", "a scripted, recorded or replayed LLM on every provider wire (llm serve|record|replay)", cmdLLM},
 		{"serve", "serve a recording as an AG-UI endpoint", cmdServe},
 		{"record", "record runs through a proxy to an AG-UI server", cmdRecord},
+		{"conform", "run the conformance battery against an AG-UI server", cmdConform},
 	}
 }
 

@@ -14,7 +14,8 @@ import (
 // it sees (arguments, exit status, standard output and error).
 func TestMain(m *testing.M) {
 	testscript.Main(m, map[string]func(){
-		"aguitest": func() { os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)) },
+		"aguitest":    func() { os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)) },
+		"weatherdesk": func() { os.Exit(weatherDesk(os.Args[1:])) },
 	})
 }
 
