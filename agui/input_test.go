@@ -5,13 +5,14 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/aguitest/aguitest/internal/oracle"
 )
 
 var messageCases = []struct {
@@ -212,17 +213,7 @@ func TestRunAgentInputDecode(t *testing.T) {
 // schemaOracle returns the oracle directory holding @ag-ui/core, or skips.
 func schemaOracle(t *testing.T) string {
 	t.Helper()
-	dir, err := filepath.Abs(filepath.Join("..", "internal", "oracle"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := exec.LookPath("node"); err != nil {
-		t.Skip("skipping the check against @ag-ui/core's RunAgentInputSchema: node is not on PATH")
-	}
-	if _, err := os.Stat(filepath.Join(dir, "node_modules", "@ag-ui", "core")); err != nil {
-		t.Skip("skipping the check against @ag-ui/core's RunAgentInputSchema: run npm ci --prefix internal/oracle")
-	}
-	return dir
+	return oracle.Need(t, filepath.Join("..", "internal", "oracle"), "@ag-ui/core", "the check against @ag-ui/core's RunAgentInputSchema")
 }
 
 // parseWithSchema runs RunAgentInputSchema.parse on each input and returns,

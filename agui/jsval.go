@@ -9,6 +9,8 @@ import (
 	"strings"
 	"unicode/utf16"
 	"unicode/utf8"
+
+	"github.com/aguitest/aguitest/internal/jsonx"
 )
 
 // The reference client holds messages and state as JavaScript values, and
@@ -238,62 +240,13 @@ func decodeJS(data []byte, i int) (any, int) {
 }
 
 // decodeString decodes a valid JSON string literal (with its quotes) to
-// WTF-8.
+// WTF-8: a lone surrogate escape is kept, as a JavaScript string keeps it.
 func decodeString(s []byte) string {
 	body := s[1 : len(s)-1]
 	if !slices.Contains(body, '\\') {
 		return string(body)
 	}
-	var units []uint16 // pending escaped code units
-	var b []byte
-	flush := func() {
-		for len(units) > 0 {
-			u := units[0]
-			if utf16.IsSurrogate(rune(u)) && u < 0xDC00 && len(units) > 1 && units[1] >= 0xDC00 && units[1] <= 0xDFFF {
-				b = utf8.AppendRune(b, utf16.DecodeRune(rune(u), rune(units[1])))
-				units = units[2:]
-				continue
-			}
-			b = appendUnit(b, u)
-			units = units[1:]
-		}
-	}
-	for i := 0; i < len(body); {
-		c := body[i]
-		if c != '\\' {
-			flush()
-			j := i + 1
-			for j < len(body) && body[j] != '\\' {
-				j++
-			}
-			b = append(b, body[i:j]...)
-			i = j
-			continue
-		}
-		if body[i+1] == 'u' {
-			units = append(units, hex4(body[i+2:i+6]))
-			i += 6
-			continue
-		}
-		flush()
-		switch body[i+1] {
-		case 'b':
-			b = append(b, '\b')
-		case 'f':
-			b = append(b, '\f')
-		case 'n':
-			b = append(b, '\n')
-		case 'r':
-			b = append(b, '\r')
-		case 't':
-			b = append(b, '\t')
-		default: // '"', '\\', '/'
-			b = append(b, body[i+1])
-		}
-		i += 2
-	}
-	flush()
-	return string(b)
+	return string(appendDecoded(make([]byte, 0, len(body)), s, true))
 }
 
 // appendUnit appends one UTF-16 code unit: a surrogate in its three-byte
@@ -306,12 +259,7 @@ func appendUnit(b []byte, u uint16) []byte {
 }
 
 // surrogateAt reports the surrogate encoded at s[i:i+3], if any.
-func surrogateAt(s string, i int) (uint16, bool) {
-	if i+3 > len(s) || s[i] != 0xED || s[i+1] < 0xA0 || s[i+1] > 0xBF {
-		return 0, false
-	}
-	return uint16(0xD000) | uint16(s[i+1]&0x3F)<<6 | uint16(s[i+2]&0x3F), true
-}
+func surrogateAt(s string, i int) (uint16, bool) { return jsonx.Surrogate(s, i) }
 
 // jsConcat joins two strings as JavaScript does: a high surrogate ending a
 // and a low surrogate starting b become one character.
@@ -425,47 +373,7 @@ func jsonable(v any) bool {
 // appendQuotedJS appends s quoted as JSON.stringify quotes it: short
 // escapes for \b \f \n \r \t, \u00XX for other control characters, lone
 // surrogates as \uDXXX, everything else as it is.
-func appendQuotedJS(b []byte, s string) []byte {
-	const hexDigits = "0123456789abcdef"
-	b = append(b, '"')
-	for i := 0; i < len(s); {
-		c := s[i]
-		switch {
-		case c == '"' || c == '\\':
-			b = append(b, '\\', c)
-		case c == '\b':
-			b = append(b, '\\', 'b')
-		case c == '\f':
-			b = append(b, '\\', 'f')
-		case c == '\n':
-			b = append(b, '\\', 'n')
-		case c == '\r':
-			b = append(b, '\\', 'r')
-		case c == '\t':
-			b = append(b, '\\', 't')
-		case c < 0x20:
-			b = append(b, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xF])
-		case c < utf8.RuneSelf:
-			b = append(b, c)
-		default:
-			if u, ok := surrogateAt(s, i); ok {
-				b = append(b, '\\', 'u', hexDigits[u>>12], hexDigits[u>>8&0xF], hexDigits[u>>4&0xF], hexDigits[u&0xF])
-				i += 3
-				continue
-			}
-			r, n := utf8.DecodeRuneInString(s[i:])
-			if r == utf8.RuneError && n == 1 {
-				b = append(b, `\ufffd`...)
-			} else {
-				b = append(b, s[i:i+n]...)
-			}
-			i += n
-			continue
-		}
-		i++
-	}
-	return append(b, '"')
-}
+func appendQuotedJS(b []byte, s string) []byte { return appendQuoted(b, s) }
 
 // stringifyJS returns JSON.stringify(v), or nil for a value it leaves out.
 func stringifyJS(v any) []byte {

@@ -156,7 +156,7 @@ func appendDecoded(buf, s []byte, wtf8 bool) []byte {
 					}
 				}
 				if wtf8 {
-					buf = append(buf, 0xE0|byte(r>>12), 0x80|byte(r>>6)&0x3F, 0x80|byte(r)&0x3F)
+					buf = appendUnit(buf, uint16(r))
 					continue
 				}
 				// A lone surrogate has no UTF-8 form; like JSON.parse followed

@@ -1,18 +1,17 @@
 package agui
 
 import (
-	"bufio"
 	"bytes"
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"math/rand/v2"
-	"os/exec"
-	"path/filepath"
 	"reflect"
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/aguitest/aguitest/internal/oracle"
 )
 
 // The differential test of the client's view: generated conversations
@@ -606,36 +605,15 @@ func runHTTPAgentParallel(t testing.TB, dir string, cases []httpCase) []httpAgen
 }
 
 func runHTTPAgentProcess(dir string, cases []httpCase) ([]httpAgentResult, error) {
-	var in bytes.Buffer
-	enc := json.NewEncoder(&in)
-	for _, c := range cases {
-		if err := enc.Encode(c); err != nil {
+	inputs := make([][]byte, len(cases))
+	for i, c := range cases {
+		b, err := json.Marshal(c)
+		if err != nil {
 			return nil, err
 		}
+		inputs[i] = b
 	}
-	cmd := exec.Command("node", filepath.Join(dir, "httpagent.mjs"))
-	cmd.Dir = dir
-	cmd.Stdin = &in
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	out, err := cmd.Output()
-	if err != nil {
-		return nil, fmt.Errorf("httpagent.mjs: %v\n%s", err, stderr.Bytes())
-	}
-	var res []httpAgentResult
-	sc := bufio.NewScanner(bytes.NewReader(out))
-	sc.Buffer(nil, 256<<20)
-	for sc.Scan() {
-		var r httpAgentResult
-		if err := json.Unmarshal(sc.Bytes(), &r); err != nil {
-			return nil, fmt.Errorf("httpagent.mjs output: %v", err)
-		}
-		res = append(res, r)
-	}
-	if len(res) != len(cases) {
-		return nil, fmt.Errorf("httpagent.mjs answered %d of %d cases", len(res), len(cases))
-	}
-	return res, nil
+	return oracle.Lines[httpAgentResult](dir, "httpagent.mjs", inputs)
 }
 
 // sameJSONValue compares two JSON texts as values, numbers as written.

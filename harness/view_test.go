@@ -1,15 +1,10 @@
 package harness_test
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"encoding/base64"
 	"encoding/json"
-	"os"
-	"os/exec"
-	"path/filepath"
-	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -127,18 +122,7 @@ func clientAfter(t *testing.T, dir string, history []agui.Message, state json.Ra
 	require.NoError(t, err)
 	line, err := json.Marshal(map[string]any{"body": base64.StdEncoding.EncodeToString(body.Bytes()), "messages": json.RawMessage(msgs), "state": state})
 	require.NoError(t, err)
-	cmd := exec.Command("node", filepath.Join(dir, "httpagent.mjs"))
-	cmd.Dir = dir
-	cmd.Stdin = bytes.NewReader(append(line, '\n'))
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	out, err := cmd.Output()
-	require.NoError(t, err, "node: %s", stderr.Bytes())
-	var r clientResult
-	sc := bufio.NewScanner(bytes.NewReader(out))
-	sc.Buffer(nil, 64<<20)
-	require.True(t, sc.Scan(), "no answer from httpagent.mjs")
-	require.NoError(t, json.Unmarshal(sc.Bytes(), &r))
+	r := oracle.Run[clientResult](t, dir, "httpagent.mjs", [][]byte{line})[0]
 	require.True(t, r.OK, "the client rejects the run: %s", r.Error)
 	return r
 }
@@ -163,30 +147,6 @@ func jsonOf(t *testing.T, v any) string {
 // What the client warns about and the verifier does not see is reported:
 // a patch that does not apply, a call attached to a user's message.
 func TestClientWarningsAreReported(t *testing.T) {
-	if os.Getenv("AGUITEST_VIEW_CHILD") != "" {
-		t.Skip("runs only in the parent")
-	}
-	cmd := exec.Command(os.Args[0], "-test.run", "^TestClientWarningsChild$", "-test.v")
-	cmd.Env = append(os.Environ(), "AGUITEST_VIEW_CHILD=1")
-	var out bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &out
-	if err := cmd.Run(); err == nil {
-		t.Fatalf("the scenario passed; want it to fail. Output:\n%s", out.String())
-	}
-	for _, want := range []string{
-		"run 1: event 3 (STATE_DELTA): the patch does not apply to the state, which the client keeps as it was: operation 1: OPERATION_PATH_UNRESOLVABLE",
-		"run 1: event 4 (TOOL_CALL_START): parentMessageId 'user-1' names a user message, not an assistant's; the client puts the call in a new assistant message 'c1'",
-		"--- FAIL: TestClientWarningsChild/warnings",
-	} {
-		assert.Contains(t, out.String(), want)
-	}
-	assert.NotContains(t, out.String(), "panic:")
-}
-
-func TestClientWarningsChild(t *testing.T) {
-	if os.Getenv("AGUITEST_VIEW_CHILD") == "" {
-		t.Skip("runs only as TestClientWarningsAreReported's child")
-	}
 	agent := harness.Func(func(_ context.Context, _ harness.Env, in agui.RunAgentInput, emit func(agui.Event) error) error {
 		for _, s := range []string{
 			`{"type":"RUN_STARTED","threadId":"` + in.ThreadID + `","runId":"` + in.RunID + `"}`,
@@ -208,12 +168,16 @@ func TestClientWarningsChild(t *testing.T) {
 		}
 		return nil
 	})
-	harness.Run(t, agent, []harness.Case{{
-		Name: "warnings", Input: harness.User("hi"), NoGolden: true,
-		Check: func(t harness.T, r *harness.Result) {
-			if !strings.Contains(string(r.State), `"n":1`) {
-				t.Errorf("the client keeps its state when a patch fails; got %s", r.State)
-			}
-		},
-	}}, harness.Options{Dir: t.TempDir()})
+	r := harness.Options{}.Test(t.Context(), agent, harness.Case{Name: "warnings", Input: harness.User("hi"), NoGolden: true})
+	var got []string
+	for _, p := range r.Problems {
+		assert.Equal(t, harness.ProblemClient, p.Kind, p.Text)
+		got = append(got, p.Text)
+	}
+	assert.Equal(t, []string{
+		"run 1: event 3 (STATE_DELTA): the patch does not apply to the state, which the client keeps as it was: operation 1: OPERATION_PATH_UNRESOLVABLE: Cannot perform the operation at a path that does not exist",
+		"run 1: event 4 (TOOL_CALL_START): parentMessageId 'user-1' names a user message, not an assistant's; the client puts the call in a new assistant message 'c1'",
+	}, got)
+	require.NotNil(t, r.Result)
+	assert.Contains(t, string(r.Result.State), `"n":1`, "the client keeps its state when a patch fails")
 }

@@ -4,13 +4,14 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/aguitest/aguitest/internal/oracle"
 )
 
 // The real npm clients (pinned in testdata/clients/package-lock.json) on
@@ -21,23 +22,7 @@ import (
 // the packages are missing; under CI it fails instead.
 func nodeClientsDir(t *testing.T) string {
 	t.Helper()
-	dir, err := filepath.Abs(filepath.Join("testdata", "clients"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	missing := ""
-	if _, err := exec.LookPath("node"); err != nil {
-		missing = "node is not on PATH"
-	} else if _, err := os.Stat(filepath.Join(dir, "node_modules", "@anthropic-ai", "sdk")); err != nil {
-		missing = "the npm clients are not installed (run: npm ci --prefix scripted/testdata/clients)"
-	}
-	if missing != "" {
-		if os.Getenv("CI") != "" {
-			t.Fatalf("the npm clients must be tested in CI, but %s", missing)
-		}
-		t.Skipf("skipping the npm clients: %s", missing)
-	}
-	return dir
+	return oracle.Need(t, filepath.Join("testdata", "clients"), "@anthropic-ai/sdk", "the npm clients")
 }
 
 type nodeCase struct {

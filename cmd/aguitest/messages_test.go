@@ -6,7 +6,6 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"reflect"
 	"strings"
@@ -170,35 +169,15 @@ type clientAnswer struct {
 
 func runClient(t *testing.T, dir string, cases []clientCase) []clientAnswer {
 	t.Helper()
-	var in bytes.Buffer
-	for _, c := range cases {
+	inputs := make([][]byte, len(cases))
+	for i, c := range cases {
 		line, err := json.Marshal(map[string]any{"body": base64.StdEncoding.EncodeToString(c.body), "messages": c.messages, "state": c.state})
 		if err != nil {
 			t.Fatal(err)
 		}
-		in.Write(append(line, '\n'))
+		inputs[i] = line
 	}
-	cmd := exec.Command("node", filepath.Join(dir, "httpagent.mjs"))
-	cmd.Dir = dir
-	cmd.Stdin = &in
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	out, err := cmd.Output()
-	if err != nil {
-		t.Fatalf("httpagent.mjs: %v\n%s", err, stderr.Bytes())
-	}
-	var answers []clientAnswer
-	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
-		var a clientAnswer
-		if err := json.Unmarshal([]byte(line), &a); err != nil {
-			t.Fatalf("httpagent.mjs output: %v\n%s", err, line)
-		}
-		answers = append(answers, a)
-	}
-	if len(answers) != len(cases) {
-		t.Fatalf("httpagent.mjs answered %d of %d cases", len(answers), len(cases))
-	}
-	return answers
+	return oracle.Run[clientAnswer](t, dir, "httpagent.mjs", inputs)
 }
 
 func sameJSON(a, b []byte) bool {

@@ -3,14 +3,12 @@ package mastra
 import (
 	"context"
 	"encoding/json"
-	"os"
-	"os/exec"
-	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/aguitest/aguitest/agui"
 	"github.com/aguitest/aguitest/harness"
+	"github.com/aguitest/aguitest/internal/oracle"
 	"github.com/aguitest/aguitest/scripted"
 )
 
@@ -18,18 +16,7 @@ import (
 // are missing (a failure under CI).
 func agent(t *testing.T) harness.Agent {
 	t.Helper()
-	missing := ""
-	if _, err := exec.LookPath("node"); err != nil {
-		missing = "node is not on PATH"
-	} else if _, err := os.Stat(filepath.Join("node_modules", "@ag-ui", "mastra")); err != nil {
-		missing = "the npm packages are not installed (run: npm ci --prefix examples/mastra)"
-	}
-	if missing != "" {
-		if os.Getenv("CI") != "" {
-			t.Fatalf("the Mastra agent must be tested in CI, but %s", missing)
-		}
-		t.Skipf("skipping the Mastra agent: %s", missing)
-	}
+	oracle.Need(t, ".", "@ag-ui/mastra", "the Mastra agent")
 	return harness.Command("node", "server.mjs")
 }
 

@@ -3,7 +3,6 @@ package tsagent
 import (
 	"context"
 	"encoding/json"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"testing"
@@ -12,6 +11,7 @@ import (
 
 	"github.com/aguitest/aguitest/agui"
 	"github.com/aguitest/aguitest/harness"
+	"github.com/aguitest/aguitest/internal/oracle"
 	"github.com/aguitest/aguitest/scripted"
 )
 
@@ -19,18 +19,7 @@ import (
 // missing (a failure under CI).
 func build(t *testing.T) {
 	t.Helper()
-	missing := ""
-	if _, err := exec.LookPath("node"); err != nil {
-		missing = "node is not on PATH"
-	} else if _, err := os.Stat(filepath.Join("node_modules", "typescript")); err != nil {
-		missing = "the npm packages are not installed (run: npm ci --prefix examples/tsagent)"
-	}
-	if missing != "" {
-		if os.Getenv("CI") != "" {
-			t.Fatalf("the TypeScript agent must be tested in CI, but %s", missing)
-		}
-		t.Skipf("skipping the TypeScript agent: %s", missing)
-	}
+	oracle.Need(t, ".", "typescript", "the TypeScript agent")
 	out, err := exec.Command("node", filepath.Join("node_modules", "typescript", "bin", "tsc"), "-p", ".").CombinedOutput()
 	if err != nil {
 		t.Fatalf("tsc: %v\n%s", err, out)

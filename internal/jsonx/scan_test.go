@@ -74,10 +74,10 @@ func FuzzCheck(f *testing.F) {
 }
 
 // FuzzAppendQuote: what AppendQuote writes is one JSON string that
-// decodes to s (invalid UTF-8 as U+FFFD), with no escape JSON.stringify
-// would not write.
+// decodes to s (invalid UTF-8 as U+FFFD, WTF-8 surrogates as what their
+// escapes decode to), with no escape JSON.stringify would not write.
 func FuzzAppendQuote(f *testing.F) {
-	for _, s := range []string{"", "a", "\"\\/\b\f\n\r\t\x01\x1f", "café", "\u2028\u2029<>&", "\xff\xfe", "a\xe2\x82"} {
+	for _, s := range []string{"", "a", "\"\\/\b\f\n\r\t\x01\x1f", "café", "\u2028\u2029<>&", "\xff\xfe", "a\xe2\x82", "\xed\xa0\x80"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
@@ -93,7 +93,10 @@ func FuzzAppendQuote(f *testing.F) {
 		if err := json.Unmarshal(q, &back); err != nil {
 			t.Fatal(err)
 		}
-		if want := strings.ToValidUTF8(s, "\uFFFD"); back != want && !utf8.ValidString(s) {
+		if strings.Contains(s, "\xed") && !utf8.ValidString(s) {
+			// WTF-8 surrogates are written as \uDXXX: a pair of them
+			// decodes to one character, a lone one to U+FFFD.
+		} else if want := strings.ToValidUTF8(s, "\uFFFD"); back != want && !utf8.ValidString(s) {
 			// ToValidUTF8 joins a run of bad bytes into one U+FFFD;
 			// AppendQuote writes one per byte, as encoding/json does.
 			if strings.ReplaceAll(back, "\uFFFD", "") != strings.ReplaceAll(want, "\uFFFD", "") {
@@ -106,4 +109,20 @@ func FuzzAppendQuote(f *testing.F) {
 			t.Fatalf("AppendQuote(%q) = %s escapes what JSON.stringify leaves", s, q)
 		}
 	})
+}
+
+func TestAppendQuote(t *testing.T) {
+	for _, tt := range []struct{ in, want string }{
+		{"", `""`},
+		{"a\"\\/\b\f\n\r\t\x01", `"a\"\\/\b\f\n\r\t\u0001"`},
+		{"<café>&\u2028", "\"<café>&\u2028\""},
+		{"\xff", `"\ufffd"`},
+		{"a\xed\xa0\x80b", `"a\ud800b"`}, // a lone surrogate, as agui keeps one
+		{"\xed\xa0", `"\ufffd\ufffd"`},   // cut: no surrogate
+		{"x\xed\xbf\xbfy\xe9", `"x\udfffy\ufffd"`},
+	} {
+		if got := string(jsonx.Quote(tt.in)); got != tt.want {
+			t.Errorf("Quote(%q) = %s, want %s", tt.in, got, tt.want)
+		}
+	}
 }

@@ -6,6 +6,7 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -13,22 +14,43 @@ import (
 	"testing"
 )
 
-// Dir returns the folder holding the reference client's npm packages. When
-// node or the packages are missing it skips the test, naming what is
-// missing and how to install it; under CI (CI set) it fails instead, since
-// there these tests must run. what names the test in that message.
+// Dir returns the folder holding the reference client's npm packages, or
+// skips t as Need does; what names the test.
 func Dir(t testing.TB, what string) string {
+	t.Helper()
+	return Need(t, here(t), "@ag-ui/client", what)
+}
+
+// here is this package's folder, internal/oracle.
+func here(t testing.TB) string {
 	t.Helper()
 	_, file, _, ok := runtime.Caller(0)
 	if !ok {
 		t.Fatal("oracle: cannot locate the oracle folder")
 	}
-	dir := filepath.Dir(file)
+	return filepath.Dir(file)
+}
+
+// Need returns dir, made absolute, when node is on PATH and the npm
+// package pkg is installed in dir's node_modules. Otherwise it skips t,
+// naming what is missing and how to install it; under CI (CI set) it
+// fails instead, since there these tests must run. what names the test in
+// that message.
+func Need(t testing.TB, dir, pkg, what string) string {
+	t.Helper()
+	dir, err := filepath.Abs(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
 	missing := ""
 	if _, err := exec.LookPath("node"); err != nil {
 		missing = "node is not on PATH"
-	} else if _, err := os.Stat(filepath.Join(dir, "node_modules", "@ag-ui", "client")); err != nil {
-		missing = "the oracle's npm packages are not installed (run: npm ci --prefix internal/oracle)"
+	} else if _, err := os.Stat(filepath.Join(dir, "node_modules", pkg)); err != nil {
+		prefix := dir
+		if rel, err := filepath.Rel(filepath.Dir(filepath.Dir(here(t))), dir); err == nil {
+			prefix = rel
+		}
+		missing = fmt.Sprintf("the npm packages are not installed (run: npm ci --prefix %s)", prefix)
 	}
 	if missing != "" {
 		if os.Getenv("CI") != "" {
@@ -41,10 +63,20 @@ func Dir(t testing.TB, what string) string {
 
 // Run runs node on script in dir, one input a line on its standard input,
 // and decodes one JSON result a line from its output into R. It fails t
-// when node fails, a line is not JSON, or there is not one result per
-// input.
+// when Lines returns an error.
 func Run[R any](t testing.TB, dir, script string, inputs [][]byte) []R {
 	t.Helper()
+	res, err := Lines[R](dir, script, inputs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res
+}
+
+// Lines is Run returning its error: node failed (its standard error
+// says why), a line is not JSON, or there is not one result per input.
+// It may be called from any goroutine.
+func Lines[R any](dir, script string, inputs [][]byte) ([]R, error) {
 	var in bytes.Buffer
 	for _, s := range inputs {
 		in.Write(s)
@@ -57,7 +89,7 @@ func Run[R any](t testing.TB, dir, script string, inputs [][]byte) []R {
 	cmd.Stderr = &stderr
 	out, err := cmd.Output()
 	if err != nil {
-		t.Fatalf("%s: %v\n%s", script, err, stderr.Bytes())
+		return nil, fmt.Errorf("%s: %v\n%s", script, err, stderr.Bytes())
 	}
 	var res []R
 	sc := bufio.NewScanner(bytes.NewReader(out))
@@ -65,12 +97,12 @@ func Run[R any](t testing.TB, dir, script string, inputs [][]byte) []R {
 	for sc.Scan() {
 		var r R
 		if err := json.Unmarshal(sc.Bytes(), &r); err != nil {
-			t.Fatalf("%s output: %v", script, err)
+			return nil, fmt.Errorf("%s output: %v", script, err)
 		}
 		res = append(res, r)
 	}
 	if len(res) != len(inputs) {
-		t.Fatalf("%s returned %d results for %d inputs", script, len(res), len(inputs))
+		return nil, fmt.Errorf("%s returned %d results for %d inputs", script, len(res), len(inputs))
 	}
-	return res
+	return res, nil
 }
