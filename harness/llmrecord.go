@@ -3,6 +3,7 @@ package harness
 import (
 	"io"
 	"log"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"net/http/httputil"
@@ -25,9 +26,9 @@ type llmProxy struct {
 	sink *recorder.Sink
 }
 
-// newLLMProxy starts a recording proxy to the scripted server at base
-// (http://127.0.0.1:PORT/v1).
-func newLLMProxy(base string) *llmProxy {
+// newLLMProxy starts a recording proxy, listening on addr, to the
+// scripted server at base (http://127.0.0.1:PORT/v1).
+func newLLMProxy(addr, base string) (*llmProxy, error) {
 	target, err := url.Parse(strings.TrimSuffix(base, "/v1"))
 	if err != nil {
 		panic("harness: scripted server URL: " + err.Error())
@@ -39,7 +40,11 @@ func newLLMProxy(base string) *llmProxy {
 		// case is about, not news for the test's output.
 		rp.ErrorLog = log.New(io.Discard, "", 0)
 	}
-	p.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	l, err := net.Listen("tcp", addr)
+	if err != nil {
+		return nil, err
+	}
+	p.srv = &httptest.Server{Listener: l, Config: &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		p.mu.Lock()
 		sink := p.sink
 		p.mu.Unlock()
@@ -47,8 +52,9 @@ func newLLMProxy(base string) *llmProxy {
 			r = r.WithContext(recorder.WithSink(r.Context(), sink))
 		}
 		proxy.ServeHTTP(w, r)
-	}))
-	return p
+	})}}
+	p.srv.Start()
+	return p, nil
 }
 
 // URL is the base URL to give the agent instead of the scripted server's.

@@ -139,7 +139,7 @@ func (o Options) recording(name string) string {
 func (o Options) TestAll(ctx context.Context, agent Agent, cases []Case) []Report {
 	checkNames(cases)
 	out := make([]Report, len(cases))
-	if !o.Parallel {
+	if !o.Parallel || o.LLMAddr != "" {
 		for i, c := range cases {
 			out[i] = o.Test(ctx, agent, c)
 		}
@@ -181,12 +181,28 @@ func (o Options) test(ctx context.Context, rep *report, agent Agent, c Case) *Re
 	}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	srv := scripted.NewServer(c.Script)
+	llmAddr, proxyAddr := "127.0.0.1:0", "127.0.0.1:0"
+	if o.LLMAddr != "" {
+		if o.RecordDir != "" {
+			proxyAddr = o.LLMAddr // the agent's requests go through the proxy
+		} else {
+			llmAddr = o.LLMAddr
+		}
+	}
+	srv, err := scripted.Listen(llmAddr, c.Script)
+	if err != nil {
+		rep.errorf(ProblemCase, 0, "the scripted LLM: %v", err)
+		return nil
+	}
 	defer srv.Close()
 	base := srv.URL
 	var llm *llmProxy
 	if o.RecordDir != "" {
-		llm = newLLMProxy(srv.URL) // the recording holds the model's side too
+		// The recording holds the model's side too.
+		if llm, err = newLLMProxy(proxyAddr, srv.URL); err != nil {
+			rep.errorf(ProblemCase, 0, "the scripted LLM's recording proxy: %v", err)
+			return nil
+		}
 		defer llm.close()
 		base = llm.URL()
 	}

@@ -6,6 +6,8 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"net"
+	neturl "net/url"
 	"os"
 	"os/signal"
 	"runtime"
@@ -19,6 +21,7 @@ import (
 )
 
 const conformUsage = `usage: aguitest conform --cmd "COMMAND" [flags]
+       aguitest conform --url URL [--llm ADDR] [flags]
 
 Runs the conformance battery against an AG-UI server: scenarios any server
 can take, since they use only what the protocol gives a client (text cut
@@ -33,10 +36,15 @@ provider wire (OpenAI Chat Completions and Responses, Anthropic Messages,
 Gemini). With --cmd, COMMAND (run by the shell) is started for each
 scenario with OPENAI_BASE_URL, OPENAI_API_KEY, ANTHROPIC_BASE_URL,
 ANTHROPIC_API_KEY, GOOGLE_GEMINI_BASE_URL, GEMINI_API_KEY and PORT in its
-environment, and must serve AG-UI on PORT (POST to --path).
+environment, and must serve AG-UI on PORT (POST to --path). With --url,
+the server is already running, its model client's base URL set once to
+http://ADDR/v1 (OPENAI_BASE_URL and the like): the scripted LLM listens on
+--llm ADDR, each scenario's script in turn.
 
 Flags:
   --cmd COMMAND       the server to start for each scenario (sh -c COMMAND)
+  --url URL           or the AG-UI endpoint of a server already running
+  --llm ADDR          with --url: where the scripted LLM listens (default 127.0.0.1:4010)
   --dir DIR           COMMAND's working directory
   --path PATH         the AG-UI endpoint's path (default /)
   --config FILE       the server's own tools and interrupts, waivers (see below)
@@ -66,6 +74,8 @@ The configuration file (YAML or JSON):
 Example:
   aguitest conform --cmd "node server.js"
   aguitest conform --cmd "npm start" --dir ./agent --path /agent --config conform.yaml --html report.html
+  OPENAI_BASE_URL=http://127.0.0.1:4010/v1 python server.py &
+  aguitest conform --url http://127.0.0.1:8000/agent
 
 Exit status: 0 every scenario passed or was skipped, 1 one failed, 2 bad
 usage, an unreadable configuration, or a server that did not start.
@@ -89,6 +99,8 @@ func cmdConform(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("conform", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
 	command := fs.String("cmd", "", "the server to start for each scenario")
+	url := fs.String("url", "", "the AG-UI endpoint of a server already running")
+	llmAddr := fs.String("llm", "", "with --url: where the scripted LLM listens")
 	dir := fs.String("dir", "", "the command's working directory")
 	path := fs.String("path", "/", "the AG-UI endpoint's path")
 	configFile := fs.String("config", "", "configuration file")
@@ -153,12 +165,13 @@ func cmdConform(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		listScenarios(stdout, cfg)
 		return 0
 	}
-	if *command == "" {
-		return fail("say which server to test: --cmd \"COMMAND\"\n\n%s", conformUsage)
+	agent, server, msg := serverFlags(*command, *url, *llmAddr, *dir, *path, &cfg.LLMAddr)
+	if msg != "" {
+		return fail("%s\n\n%s", msg, conformUsage)
 	}
-	agent := shellCommand(*command)
-	agent.Dir = *dir
-	agent.Path = *path
+	if err := reachable(*url); err != nil {
+		return fail("%v", err)
+	}
 
 	if *recordDir == "" && *htmlOut != "" {
 		tmp, err := os.MkdirTemp("", "aguitest-conform-*")
@@ -178,7 +191,10 @@ func cmdConform(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if !*asJSON {
 		tab = newConformTable(stdout, pal, cfg)
 		tab.keep = *recordDir != ""
-		fmt.Fprintf(stdout, "aguitest conform: %s, %s, profile %s\n\n", *command, plural(tab.count, "scenario"), cfg.Profile)
+		fmt.Fprintf(stdout, "aguitest conform: %s, %s, profile %s\n\n", server, plural(tab.count, "scenario"), cfg.Profile)
+		if cfg.LLMAddr != "" {
+			fmt.Fprintf(stdout, "the scripted LLM: http://%s/v1 (the server's model client must use it)\n\n", cfg.LLMAddr)
+		}
 		tab.header()
 		cfg.OnResult = tab.row
 	}
@@ -191,7 +207,7 @@ func cmdConform(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		tab.end(&rep)
 	}
 	if *htmlOut != "" {
-		if err := writeConformHTML(*htmlOut, *command, &rep); err != nil {
+		if err := writeConformHTML(*htmlOut, server, &rep); err != nil {
 			return fail("%v", err)
 		}
 		fmt.Fprintf(stderr, "aguitest conform: wrote %s\n", *htmlOut)
@@ -205,6 +221,69 @@ func cmdConform(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return 1
 	}
 	return 0
+}
+
+// defaultLLMAddr is where the scripted LLM listens for a server given by
+// --url, when --llm does not say.
+const defaultLLMAddr = "127.0.0.1:4010"
+
+// serverFlags makes the agent of --cmd or --url (and --llm, --dir,
+// --path), and a name for it in reports; with --url it sets *llm to the
+// scripted LLM's address. msg says what is wrong with the flags.
+func serverFlags(command, url, llmAddr, dir, path string, llm *string) (agent harness.Agent, server, msg string) {
+	switch {
+	case command == "" && url == "":
+		return nil, "", `say which server to test: --cmd "COMMAND" or --url URL`
+	case command != "" && url != "":
+		return nil, "", "--cmd and --url: give one"
+	case url != "":
+		if dir != "" || path != "/" {
+			return nil, "", "--dir and --path go with --cmd (--url names the endpoint)"
+		}
+		if !strings.HasPrefix(url, "http://") && !strings.HasPrefix(url, "https://") {
+			return nil, "", fmt.Sprintf("--url %q is not an http:// or https:// URL", url)
+		}
+		if llmAddr == "" {
+			llmAddr = defaultLLMAddr
+		}
+		if _, _, err := net.SplitHostPort(llmAddr); err != nil {
+			return nil, "", fmt.Sprintf("--llm %q: want host:port", llmAddr)
+		}
+		*llm = llmAddr
+		return harness.URL(url), url, ""
+	case llmAddr != "":
+		return nil, "", "--llm goes with --url (with --cmd, the scripted LLM's URL is in the server's environment)"
+	}
+	a := shellCommand(command)
+	a.Dir = dir
+	a.Path = path
+	return a, command, ""
+}
+
+// reachable reports an agent at url ("" for none) that takes no
+// connection: every case would fail for it alone.
+func reachable(url string) error {
+	if url == "" {
+		return nil
+	}
+	u, err := neturl.Parse(url)
+	if err != nil {
+		return fmt.Errorf("--url: %v", err)
+	}
+	host := u.Host
+	if u.Port() == "" {
+		port := "80"
+		if u.Scheme == "https" {
+			port = "443"
+		}
+		host = net.JoinHostPort(u.Hostname(), port)
+	}
+	c, err := net.DialTimeout("tcp", host, 5*time.Second)
+	if err != nil {
+		return fmt.Errorf("the agent at %s takes no connection: %v", url, err)
+	}
+	c.Close()
+	return nil
 }
 
 // shellCommand runs a command line through the shell, as a user typed it.

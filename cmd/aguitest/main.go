@@ -18,6 +18,7 @@
 //	llm record a recording proxy in front of an LLM provider
 //	llm replay serve a recording's provider exchanges to an agent
 //	conform    run the conformance battery against an AG-UI server
+//	test       run a file of cases against an AG-UI agent in any language
 //
 // "aguitest <command> --help" prints a command's flags and an example.
 // Errors go to standard error and name the file and line. Colour is used
@@ -51,6 +52,7 @@ func commands() []command {
 		{"serve", "serve a recording as an AG-UI endpoint", cmdServe},
 		{"record", "record runs through a proxy to an AG-UI server", cmdRecord},
 		{"conform", "run the conformance battery against an AG-UI server", cmdConform},
+		{"test", "run a file of cases (input, script, expectations, goldens) against an AG-UI agent", cmdTest},
 	}
 }
 
