@@ -1,8 +1,11 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"image/png"
+	"net"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -10,6 +13,7 @@ import (
 
 	"github.com/aguitest/aguitest/agui"
 	"github.com/aguitest/aguitest/conform"
+	"github.com/aguitest/aguitest/examples/claude"
 	"github.com/aguitest/aguitest/examples/parallel"
 	"github.com/aguitest/aguitest/harness"
 )
@@ -109,5 +113,76 @@ func TestConformHTMLInBrowser(t *testing.T) {
 	}
 	if t.Failed() {
 		t.Logf("screenshot kept at %s", shot)
+	}
+}
+
+// freeAddr returns a loopback address no one listens on, for the scripted
+// LLM of --url.
+func freeAddr(t *testing.T) string {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := l.Addr().String()
+	l.Close()
+	return addr
+}
+
+// --url: the server is already running, its model client pointed once at
+// the scripted LLM that conform (and test) serve on --llm, case after case.
+// A server whose model client is pointed elsewhere fails with the likely
+// cause first; a URL that takes no connection is bad usage.
+func TestURL(t *testing.T) {
+	llm := freeAddr(t)
+	desk := httptest.NewServer(claude.New(claude.Options{BaseURL: "http://" + llm + "/v1", APIKey: "k", Model: "claude-test"}))
+	defer desk.Close()
+	elsewhere := httptest.NewServer(claude.New(claude.Options{BaseURL: "http://" + freeAddr(t) + "/v1", APIKey: "k", Model: "claude-test", MaxRetries: -1}))
+	defer elsewhere.Close()
+	cases := filepath.Join(t.TempDir(), "desk.yaml")
+	if err := os.WriteFile(cases, []byte(`cases:
+  - name: forecast
+    input: {user: "Weather in Paris?"}
+    script:
+      turns:
+        - calls: [{name: get_forecast, args: '{"city":"Paris"}'}]
+        - text: "Paris: 18°C."
+    golden: none
+    expect:
+      calls: [{name: get_forecast, args: {city: Paris}}]
+`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct {
+		name string
+		args []string
+		code int
+		out  []string
+		err  string
+	}{
+		{"conform", []string{"conform", "--url", desk.URL, "--llm", llm, "--only", "text,frontend-tool,tool-error,provider-500"}, 0,
+			[]string{"aguitest conform: " + desk.URL + ", 4 scenarios", "the scripted LLM: http://" + llm + "/v1", "4 scenarios in"}, ""},
+		{"test", []string{"test", cases, "--url", desk.URL, "--llm", llm, "-v"}, 0, []string{"--- PASS: forecast"}, ""},
+		{"model elsewhere", []string{"conform", "--url", elsewhere.URL, "--llm", llm, "--only", "text"}, 1,
+			[]string{"FAIL    the server asked the scripted LLM nothing: is its model client's base URL http://" + llm + "/v1?"}, ""},
+		{"no server", []string{"conform", "--url", "http://" + freeAddr(t) + "/", "--only", "text"}, 2, nil, "takes no connection"},
+		{"both", []string{"conform", "--url", desk.URL, "--cmd", "x"}, 2, nil, "--cmd and --url: give one"},
+		{"llm without url", []string{"test", cases, "--cmd", "x", "--llm", llm}, 2, nil, "--llm goes with --url"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			var stdout, stderr bytes.Buffer
+			code := run(tt.args, nil, &stdout, &stderr)
+			if code != tt.code {
+				t.Errorf("exit %d, want %d\nstdout:\n%s\nstderr:\n%s", code, tt.code, stdout.String(), stderr.String())
+			}
+			for _, want := range tt.out {
+				if !strings.Contains(stdout.String(), want) {
+					t.Errorf("stdout has no %q:\n%s", want, stdout.String())
+				}
+			}
+			if !strings.Contains(stderr.String(), tt.err) {
+				t.Errorf("stderr has no %q:\n%s", tt.err, stderr.String())
+			}
+		})
 	}
 }
