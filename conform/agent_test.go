@@ -38,6 +38,7 @@ const (
 	renamesCallArgs       // re-encodes the arguments, losing a field
 	echoesText            // the text twice
 	openCallOnFailure     // ends a call with half its arguments when the stream breaks
+	joinsStepText         // streams all the text of a run as chunks of one message
 )
 
 func (a refAgent) Run(ctx context.Context, env harness.Env, in agui.RunAgentInput, emit func(agui.Event) error) error {
@@ -48,6 +49,8 @@ func (a refAgent) Run(ctx context.Context, env harness.Env, in agui.RunAgentInpu
 		emit = dropArg(emit, "city")
 	case openCallOnFailure:
 		emit = closeCallsOnError(emit)
+	case joinsStepText:
+		emit = oneTextMessage(emit)
 	}
 	run, err := agent.Start(in, emit, agent.Options{})
 	if err != nil {
@@ -214,6 +217,30 @@ func closeCallsOnError(emit func(agui.Event) error) func(agui.Event) error {
 				}
 			}
 			open = nil
+		}
+		return emit(e)
+	}
+}
+
+// oneTextMessage streams every text of a run as TEXT_MESSAGE_CHUNKs of its
+// first message, as an agent that keys text by the run's first message id
+// does: a client joins the texts of two steps into one message.
+func oneTextMessage(emit func(agui.Event) error) func(agui.Event) error {
+	first := ""
+	return func(e agui.Event) error {
+		switch e.Type() {
+		case agui.RunStarted:
+			first = ""
+		case agui.TextMessageStart, agui.TextMessageEnd:
+			if first == "" {
+				first = e.MessageID()
+			}
+			return nil
+		case agui.TextMessageContent:
+			if first == "" {
+				first = e.MessageID()
+			}
+			e = agui.NewEvent(agui.TextMessageChunk, "messageId", first, "role", "assistant", "delta", e.Delta())
 		}
 		return emit(e)
 	}

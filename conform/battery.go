@@ -34,6 +34,7 @@ const (
 	ProviderMalformed  Name = "provider-malformed"  // the model's stream holds a chunk that is not JSON
 	ClientDisconnect   Name = "client-disconnect"   // the client leaves mid-run, then comes back
 	BackendTool        Name = "backend-tool"        // a tool of the server's own (Config.Tools)
+	TextAfterCalls     Name = "text-after-calls"    // text after a call of the server's own, then the next step's text
 	Interrupt          Name = "interrupt"           // a tool the server asks the user about (Config.Interrupts)
 )
 
@@ -41,7 +42,7 @@ const (
 var Names = []Name{
 	Text, Reasoning, FrontendTool, ParallelTools, ToolNoArgs, ChainedCalls, ToolError,
 	TextBetweenCalls, State, FollowUp, Provider500, Provider429, ProviderDisconnect,
-	ProviderMalformed, ClientDisconnect, BackendTool, Interrupt,
+	ProviderMalformed, ClientDisconnect, BackendTool, TextAfterCalls, Interrupt,
 }
 
 // Scenario is one scenario of the battery: a harness case that any AG-UI
@@ -282,6 +283,23 @@ func Battery(cfg Config) []Scenario {
 			),
 		}
 		out = append(out, Scenario{Name: name, Doc: fmt.Sprintf("the model calls the server's tool %s: the call reaches the client with its exact arguments, the server runs it, and its result reaches the model", bt.Name), Case: c})
+	}
+	textAfterDoc := "the model writes text after calling the server's own tool, then answers after its result in a step of its own: two messages, the first text not joined with the second"
+	if len(cfg.Tools) == 0 {
+		out = append(out, Scenario{Name: string(TextAfterCalls), Doc: textAfterDoc, Skip: "the configuration names no tool of the server's (tools:)"})
+	} else {
+		bt := cfg.Tools[0]
+		add(TextAfterCalls, textAfterDoc, harness.Case{
+			Input: harness.User(bt.prompt()),
+			Script: script(
+				scripted.Turn{
+					Text:  "Let me check that for you.",
+					Calls: []scripted.Call{{Name: bt.Name, Args: string(bt.Args)}},
+					Plan:  scripted.Plan{Order: scripted.Order{Text: scripted.TextAfter}},
+				},
+				scripted.Turn{Text: "Here is what I found."},
+			),
+		})
 	}
 	if len(cfg.Interrupts) == 0 {
 		out = append(out, Scenario{Name: string(Interrupt), Doc: "a tool the server asks the user about first, named in the configuration", Skip: "the configuration names no tool the server interrupts for (interrupts:)"})

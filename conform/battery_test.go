@@ -44,6 +44,7 @@ func TestBatteryCatchesBugs(t *testing.T) {
 		{renamesCallArgs, "frontend-tool", `the model called lookup_contact with {"name":"Zoë \"Z\" Ångström","city":"東京"} (call 1); the client holds no such call; it holds lookup_contact {"name":"Zoë \"Z\" Ångström"}`},
 		{echoesText, "text", "holds text the model did not say"},
 		{openCallOnFailure, "provider-disconnect", "args-not-json"},
+		{joinsStepText, "text-after-calls", `holds "Let me check that for you.Here is what I found.": the texts of two of the model's turns in one message`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.scenario, func(t *testing.T) {

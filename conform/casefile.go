@@ -107,16 +107,22 @@ func ParseCases(name string, data []byte) (*CaseFile, error) {
 	}
 	var errs []error
 	seen := map[string]int{}
-	caseNodes := yamlfile.Field(doc, "cases").Content
+	var caseNodes []*yaml.Node
+	if n := yamlfile.Field(doc, "cases"); n != nil {
+		caseNodes = n.Content
+	}
 	for i, fc := range f.Cases {
-		line := lines[i]
+		line := lineAt(lines, i, doc.Line)
 		at := func(n *yaml.Node) int {
 			if n != nil {
 				return n.Line
 			}
 			return line
 		}
-		node := caseNodes[i]
+		var node *yaml.Node
+		if i < len(caseNodes) {
+			node = caseNodes[i]
+		}
 		bad := func(n *yaml.Node, format string, args ...any) {
 			errs = append(errs, fmt.Errorf("%s:%d: case %q: %s", name, at(n), fc.Name, fmt.Sprintf(format, args...)))
 		}
@@ -146,14 +152,14 @@ func ParseCases(name string, data []byte) (*CaseFile, error) {
 		for j, ft := range fc.Tools {
 			tool, err := ft.tool()
 			if err != nil {
-				errs = append(errs, fmt.Errorf("%s:%d: case %q: tool %q: %v", name, toolLines[j], fc.Name, ft.Name, err))
+				errs = append(errs, fmt.Errorf("%s:%d: case %q: tool %q: %v", name, lineAt(toolLines, j, line), fc.Name, ft.Name, err))
 			}
 			c.Tools = append(c.Tools, tool)
 		}
 		answerLines := yamlfile.ItemLines(node, "answers")
 		for j, a := range fc.Answers {
 			if a.Cancel && a.Payload.v != nil {
-				errs = append(errs, fmt.Errorf("%s:%d: case %q: an answer cancels or resolves with a payload, not both", name, answerLines[j], fc.Name))
+				errs = append(errs, fmt.Errorf("%s:%d: case %q: an answer cancels or resolves with a payload, not both", name, lineAt(answerLines, j, line), fc.Name))
 			}
 			c.Answers = append(c.Answers, harness.Answer{Reason: a.Reason, Tool: a.Tool, Cancel: a.Cancel, Payload: a.Payload.v})
 		}
@@ -195,6 +201,15 @@ var typeNames = strings.NewReplacer(
 	"in fileCall", "in a call", "in fileCtx", "in a context",
 	"in scripted.Script", "in script", "in Script", "in script", "in Turn", "in a turn",
 )
+
+// lineAt returns lines[i], or line when the file's nodes do not say (an
+// alias stands for the item).
+func lineAt(lines []int, i, line int) int {
+	if i < len(lines) {
+		return lines[i]
+	}
+	return line
+}
 
 func rules(names []ruleName) []agui.Rule {
 	var out []agui.Rule

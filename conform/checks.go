@@ -65,6 +65,8 @@ func checksFor(name string, c harness.Case, cfg Config) func(t harness.T, r *har
 				}
 			}
 			resultsReachModel(t, r, 2)
+		case TextAfterCalls:
+			resultsReachModel(t, r, 2)
 		case Interrupt:
 			interrupted(t, r, tool)
 			resultsReachModel(t, r, 2)

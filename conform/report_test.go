@@ -7,8 +7,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/aguitest/aguitest/conform"
-	"github.com/aguitest/aguitest/golden"
 	"github.com/aguitest/aguitest/harness"
+	"github.com/aguitest/aguitest/internal/textgolden"
 )
 
 // The JSON report of a correct agent and of one with bugs, kept as
@@ -22,7 +22,7 @@ func TestReportJSON(t *testing.T) {
 			rep := conform.Run(t.Context(), harness.Func(refAgent{bug: tt.bug}.Run), refConfig)
 			var b bytes.Buffer
 			require.NoError(t, rep.WriteJSON(&b, true))
-			require.NoError(t, golden.Check("testdata", "report-"+tt.name, b.Bytes(), golden.Update()))
+			textgolden.Check(t, "testdata", "report-"+tt.name, b.Bytes())
 		})
 	}
 }
