@@ -4,8 +4,8 @@
 // client's tools run, follow-ups and resumes posted on the thread), with
 // the server's model client pointed at aguitest's scripted LLM. It is what
 // "aguitest conform" runs; Cases gives the same battery to harness.Run for
-// a Go test; and Expect holds the declarative checks of the case files of
-// "aguitest test".
+// a Go test; and LoadCases reads the case files of "aguitest test", whose
+// declarative checks are an Expect.
 //
 // # The battery
 //
@@ -54,6 +54,14 @@
 // or, in a Go test:
 //
 //	harness.Run(t, agent, conform.Cases(conform.Config{}))
+//
+// A case file (LoadCases; its JSON Schema is Schema) holds harness cases
+// for an agent in any language:
+//
+//	f, err := conform.LoadCases("cases.yaml")
+//	...
+//	o := harness.Options{Dir: f.GoldenDir()}
+//	reports := o.TestAll(ctx, harness.Command("python", "server.py"), f.Cases)
 //
 // # Failures
 //
