@@ -40,12 +40,21 @@ func (b *compat) mint() string {
 // Minted ids have this prefix; the client's are random UUIDs.
 const mintedPrefix = "minted-"
 
-// apply returns the event the client goes on with, and whether it differs
-// from e.
-func (b *compat) apply(e *Event) (Event, bool) {
+// apply returns the event the client goes on with: e itself, or the
+// event the boundary made of it.
+func (b *compat) apply(e *Event) *Event {
 	if !b.needed(e) {
-		return *e, false
+		return e // the common case: no copy
 	}
+	if t, ok := b.rewrite(e); ok {
+		return &t
+	}
+	return e
+}
+
+// rewrite returns the event the boundary makes of e, and whether it made
+// one.
+func (b *compat) rewrite(e *Event) (Event, bool) {
 	var o objBuilder
 	for _, m := range e.rawMembers() {
 		o.raw(m.key, m.val)

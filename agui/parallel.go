@@ -245,8 +245,7 @@ func (r *Reader) parseBlock(b block) blockResult {
 			break
 		}
 		res.items = append(res.items, blockItem{e: e, line: r.line, err: err})
-		var fe *FrameError
-		if err != nil && !errors.As(err, &fe) {
+		if err != nil && !isFrameOrNil(err) {
 			break // a read error ends the stream
 		}
 	}
@@ -258,9 +257,15 @@ func (r *Reader) parseBlock(b block) blockResult {
 	return res
 }
 
+// isFrameOrNil reports whether err is nil or a *FrameError. (Its
+// errors.As is behind the nil test: the pointer it fills would be
+// allocated on every call.)
 func isFrameOrNil(err error) bool {
+	if err == nil {
+		return true
+	}
 	var fe *FrameError
-	return err == nil || errors.As(err, &fe)
+	return errors.As(err, &fe)
 }
 
 // Next returns the next event, or an error, as Reader.Next does.

@@ -133,3 +133,60 @@ func FuzzParallelReader(f *testing.F) {
 		}
 	})
 }
+
+// TestVerifyStreamAllocs: reading a long stream and verifying it costs
+// no allocation per event in steady state, whichever reader reads it and
+// in either text encoding; what is allocated is per block of input and per
+// run (the ids a run opens).
+func TestVerifyStreamAllocs(t *testing.T) {
+	var jsonl, sse bytes.Buffer
+	events := 0
+	for r := range 100 {
+		for _, l := range benchRun(r) {
+			jsonl.WriteString(l + "\n")
+			sse.WriteString("data: " + l + "\n\n")
+			events++
+		}
+	}
+	for _, tt := range []struct {
+		name     string
+		stream   []byte
+		parallel bool
+	}{
+		{"Reader/jsonl", jsonl.Bytes(), false},
+		{"Reader/sse", sse.Bytes(), false},
+		{"ParallelReader/jsonl", jsonl.Bytes(), true},
+		{"ParallelReader/sse", sse.Bytes(), true},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			allocs := testing.AllocsPerRun(3, func() {
+				var next func() (Event, error)
+				if tt.parallel {
+					p := NewParallelReader(bytes.NewReader(tt.stream), "s", 2)
+					p.BlockSize = 64 << 10
+					defer p.Close()
+					next = p.Next
+				} else {
+					next = NewReader(bytes.NewReader(tt.stream), "s").Next
+				}
+				v := NewVerifier(Options{})
+				for {
+					e, err := next()
+					if err == io.EOF {
+						break
+					}
+					if err != nil {
+						t.Fatal(err)
+					}
+					if vs := v.Push(e); vs != nil {
+						t.Fatal(vs)
+					}
+				}
+			})
+			// 100 runs: a few allocations each, and the blocks.
+			if perEvent := allocs / float64(events); perEvent > 0.1 {
+				t.Errorf("%.0f allocations for %d events (%.2f per event), want well under 1", allocs, events, perEvent)
+			}
+		})
+	}
+}

@@ -274,9 +274,7 @@ func (v *Verifier) push(e *Event) []Violation {
 // stage runs one event through the client's stages.
 func (v *Verifier) stage(e *Event) {
 	if !v.opt.orderingOnly && !e.valid {
-		if t, ok := v.compat.apply(e); ok {
-			e = &t
-		}
+		e = v.compat.apply(e)
 		if !e.typ.Known() {
 			return // the client drops event types it does not know
 		}

@@ -151,9 +151,7 @@ func (v *View) Apply(e Event) error {
 	if v.err != nil {
 		return v.err
 	}
-	if t, ok := v.compat.apply(&e); ok {
-		e = t
-	}
+	e = *v.compat.apply(&e)
 	if !e.typ.Known() {
 		return nil // the client drops types it does not know
 	}

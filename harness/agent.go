@@ -160,14 +160,14 @@ func readStream(body io.Reader, name, contentType string, rcv receiver) error {
 			}
 			return nil
 		}
-		var fe *agui.FrameError
-		if errors.As(err, &fe) {
-			if err := rcv.frame(fe); err != nil {
-				return err
-			}
-			continue
-		}
 		if err != nil {
+			var fe *agui.FrameError
+			if errors.As(err, &fe) {
+				if err := rcv.frame(fe); err != nil {
+					return err
+				}
+				continue
+			}
 			return err
 		}
 		if err := rcv.event(e, rd.Line()); err != nil {

@@ -98,13 +98,13 @@ func readSource(name string, stdin io.Reader, p agui.Profile) (*source, error) {
 		if err == io.EOF {
 			break
 		}
-		var fe *agui.FrameError
-		if errors.As(err, &fe) {
-			// A frame the client cannot read: said, and read on.
-			src.problems = append(src.problems, fe.Error())
-			continue
-		}
 		if err != nil {
+			var fe *agui.FrameError
+			if errors.As(err, &fe) {
+				// A frame the client cannot read: said, and read on.
+				src.problems = append(src.problems, fe.Error())
+				continue
+			}
 			return nil, err
 		}
 		evs = append(evs, evt{index: len(evs), line: r.Line(), e: e})

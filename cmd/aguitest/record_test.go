@@ -4,11 +4,13 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -217,5 +219,77 @@ func TestVerifyRecording(t *testing.T) {
 	code, _, errOut := runCmd(t, "", "verify", future)
 	if code != 2 || !strings.Contains(errOut, "recording format version 3 is newer than this aguitest (supports 1)") {
 		t.Errorf("future version: %d %s", code, errOut)
+	}
+}
+
+// TestVerifyRecordingReadAhead: a recording is read ahead in batches
+// beside its verification; what is reported does not depend on where the
+// batches are cut: lines, runs and violations across many batches, an
+// unreadable line in the middle, and a fatal error after thousands of
+// records that keeps what came before it.
+func TestVerifyRecordingReadAhead(t *testing.T) {
+	var buf bytes.Buffer
+	w, err := recorder.NewWriter(&buf, recorder.Header{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ev := func(run string, e agui.Event) recorder.Record {
+		return recorder.Record{Kind: recorder.KindEvent, Run: run, Event: e.Raw()}
+	}
+	const runs = 700 // 4 records each: 2,800 records, about 11 batches
+	for i := range runs {
+		run := fmt.Sprintf("r%d", i)
+		mid := agui.NewStateSnapshot(map[string]int{"n": i})
+		if i%100 == 99 {
+			mid = agui.NewToolCallArgs("c", "{}") // never opened
+		}
+		if err := w.Write(
+			recorder.Record{Kind: recorder.KindRequest, Run: run, Request: &recorder.Request{Method: "POST", Path: "/agent"}},
+			ev(run, agui.NewRunStarted("t", run)),
+			ev(run, mid),
+			ev(run, agui.NewRunFinished("t", run)),
+		); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	// An unreadable line after run r350's records (line 1406).
+	lines := strings.SplitAfter(buf.String(), "\n")
+	lines = slices.Insert(lines, 1405, "{not a record}\n")
+	path := filepath.Join(t.TempDir(), "long.jsonl")
+	if err := os.WriteFile(path, []byte(strings.Join(lines, "")), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, out, _ := runCmd(t, "", "verify", path)
+	// Line 1 is the header; run i's records start at line 2+4i, and one
+	// line more after the bad one (line 1406).
+	var want []string
+	for i := 99; i < runs; i += 100 {
+		line := 2 + 4*i + 2
+		if i > 350 {
+			line++
+		}
+		want = append(want, fmt.Sprintf("long.jsonl:%d: run r%d: event 2 TOOL_CALL_ARGS [toolCallId=c]: tool-call-not-open", line, i))
+	}
+	want = append(want, "long.jsonl:1406: invalid record", "1 unreadable line, 7 violations in 2100 events")
+	for _, w := range want {
+		if !strings.Contains(out, w) {
+			t.Errorf("output lacks %q:\n%s", w, out)
+		}
+	}
+	if code != 1 {
+		t.Errorf("exit code %d, want 1", code)
+	}
+
+	// A header of a newer version after all that: the file is unreadable
+	// from there, said with its line.
+	f, _ := os.OpenFile(path, os.O_APPEND|os.O_WRONLY, 0)
+	f.WriteString(`{"kind":"header","format":"aguitest-recording","version":3}` + "\n")
+	f.Close()
+	code, _, errOut := runCmd(t, "", "verify", path)
+	if code != 2 || !strings.Contains(errOut, "long.jsonl:2803: recording format version 3 is newer") {
+		t.Errorf("future version after %d records: exit %d, %s", 4*runs, code, errOut)
 	}
 }

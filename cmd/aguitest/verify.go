@@ -7,9 +7,12 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"iter"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
+	"sync"
 
 	"github.com/aguitest/aguitest/agui"
 	"github.com/aguitest/aguitest/internal/words"
@@ -231,14 +234,14 @@ func verifyFile(name string, stdin io.Reader, stderr io.Writer, opt agui.Options
 			}
 			break
 		}
-		var fe *agui.FrameError
-		if errors.As(err, &fe) {
-			for _, vi := range v.PushFrame(fe) {
-				rep.Violations = append(rep.Violations, violationJSON{Line: fe.Line, Violation: vi})
-			}
-			continue
-		}
 		if err != nil {
+			var fe *agui.FrameError
+			if errors.As(err, &fe) {
+				for _, vi := range v.PushFrame(fe) {
+					rep.Violations = append(rep.Violations, violationJSON{Line: fe.Line, Violation: vi})
+				}
+				continue
+			}
 			rep.Error = err.Error()
 			rep.Format = r.Format()
 			return rep
@@ -294,9 +297,10 @@ func expandDirs(names []string) ([]string, error) {
 // memory holds a verifier per run in progress.
 func verifyRecording(rep fileReport, in io.Reader, opt agui.Options) fileReport {
 	rep.Format = "recording"
-	r := recorder.NewReader(in, rep.File)
+	records, stop := readAhead(recorder.NewReader(in, rep.File))
+	defer stop()
 	verifiers := map[string]*agui.Verifier{}
-	var order []string
+	var order []string // runs in the order they began; finished ones pruned
 	finish := func(run string) {
 		v, ok := verifiers[run]
 		if !ok {
@@ -306,14 +310,15 @@ func verifyRecording(rep fileReport, in io.Reader, opt agui.Options) fileReport 
 			rep.Violations = append(rep.Violations, violationJSON{Run: run, Violation: vi})
 		}
 		delete(verifiers, run)
-	}
-	for {
-		rec, err := r.Next()
-		if err == io.EOF {
-			break
+		if len(order) > 64+2*len(verifiers) {
+			// Memory holds the runs in progress, not all runs seen.
+			order = slices.DeleteFunc(order, func(r string) bool { _, open := verifiers[r]; return !open })
 		}
+	}
+	for it := range eachRecord(records) {
+		rec, err := it.rec, it.err
 		if err != nil {
-			if r.Err() != nil {
+			if it.fatal {
 				rep.Error = err.Error()
 				return rep
 			}
@@ -371,4 +376,87 @@ func verifyRecording(rep fileReport, in io.Reader, opt agui.Options) fileReport 
 		finish(run)
 	}
 	return rep
+}
+
+// recordItem is a record read ahead, or the error reading it gave.
+type recordItem struct {
+	rec   recorder.Record
+	err   error
+	fatal bool // the reader can go no further
+}
+
+// readAhead reads the recording on a goroutine of its own, so that
+// reading and parsing records runs beside their verification, and hands
+// them out in order, in batches. The channel ends after the last record or
+// a fatal error; stop ends the reading early.
+func readAhead(r *recorder.Reader) (*readAheadBatches, func()) {
+	const batch = 256
+	batches := make(chan []recordItem, 4)
+	free := make(chan []recordItem, 6) // batches handed back, to reuse
+	done := make(chan struct{})
+	go func() {
+		defer close(batches)
+		b := make([]recordItem, 0, batch)
+		send := func() bool {
+			select {
+			case batches <- b:
+				select {
+				case b = <-free:
+				default:
+					b = make([]recordItem, 0, batch)
+				}
+				return true
+			case <-done:
+				return false
+			}
+		}
+		for {
+			rec, err := r.Next()
+			if err == io.EOF {
+				send()
+				return
+			}
+			it := recordItem{rec: rec, err: err, fatal: err != nil && r.Err() != nil}
+			b = append(b, it)
+			if it.fatal {
+				send()
+				return
+			}
+			if len(b) == batch && !send() {
+				return
+			}
+		}
+	}()
+	var once sync.Once
+	return &readAheadBatches{batches, free}, func() {
+		once.Do(func() { close(done) })
+		for range batches { // let the reader see done and end
+		}
+	}
+}
+
+// readAheadBatches are the batches of readAhead, and where the consumer
+// hands them back.
+type readAheadBatches struct {
+	batches <-chan []recordItem
+	free    chan<- []recordItem
+}
+
+// eachRecord yields the records of the batches in order, handing each
+// batch back when it is done.
+func eachRecord(ra *readAheadBatches) iter.Seq[recordItem] {
+	return func(yield func(recordItem) bool) {
+		for b := range ra.batches {
+			for _, it := range b {
+				if !yield(it) {
+					return
+				}
+			}
+			clear(b)
+			select {
+			case ra.free <- b[:0]:
+			default:
+			}
+		}
+	}
 }

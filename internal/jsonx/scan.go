@@ -8,6 +8,7 @@
 package jsonx
 
 import (
+	"encoding/binary"
 	"fmt"
 	"unicode/utf8"
 )
@@ -60,6 +61,25 @@ var plainASCII = func() (t [256]bool) {
 	return t
 }()
 
+// Bytes repeated across a word, for plainWord.
+const (
+	ones  = 0x0101010101010101
+	highs = 0x8080808080808080
+)
+
+// plainWord reports whether all eight bytes of x are plain ASCII (as
+// plainASCII says). A byte is not when its high bit is set, or when it is
+// below 0x20, '"' or '\\': x-n*ones borrows through the high bit of each
+// byte below n, and a byte equal to c is a zero byte of x^c*ones. Either
+// test is exact for the word as a whole; which byte it was is left to the
+// byte loop.
+func plainWord(x uint64) bool {
+	q := x ^ ('"' * ones)
+	b := x ^ ('\\' * ones)
+	special := (x - 0x20*ones) | (q-ones)&^q | (b-ones)&^b
+	return (special&^x|x)&highs == 0
+}
+
 // ScanString reads the string starting at data[i] == '"'. It returns the
 // offset after the closing quote and whether the string holds escapes. It
 // checks escapes and UTF-8.
@@ -68,7 +88,12 @@ func ScanString(data []byte, i int) (int, bool, error) {
 	i++
 	escaped := false
 	for i < len(data) {
-		// Plain ASCII, the bulk of most strings, needs no further checks.
+		// Plain ASCII, the bulk of most strings, needs no further checks:
+		// eight bytes at a time while a word holds none to look at, then
+		// byte by byte.
+		for i+8 <= len(data) && plainWord(binary.LittleEndian.Uint64(data[i:])) {
+			i += 8
+		}
 		for i < len(data) && plainASCII[data[i]] {
 			i++
 		}

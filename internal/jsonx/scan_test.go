@@ -126,3 +126,105 @@ func TestAppendQuote(t *testing.T) {
 		}
 	}
 }
+
+// scanStringBytes is ScanString one byte at a time, as the JSON grammar
+// reads: the reference for FuzzScanString.
+func scanStringBytes(data []byte, i int) (end int, escaped bool, ok bool) {
+	for i++; i < len(data); {
+		c := data[i]
+		switch {
+		case c == '"':
+			return i + 1, escaped, true
+		case c == '\\':
+			escaped = true
+			if i+1 >= len(data) {
+				return 0, false, false
+			}
+			switch data[i+1] {
+			case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
+				i += 2
+			case 'u':
+				if i+6 > len(data) {
+					return 0, false, false
+				}
+				for _, h := range data[i+2 : i+6] {
+					if !jsonx.IsHex(h) {
+						return 0, false, false
+					}
+				}
+				i += 6
+			default:
+				return 0, false, false
+			}
+		case c < 0x20:
+			return 0, false, false
+		case c < utf8.RuneSelf:
+			i++
+		default:
+			r, size := utf8.DecodeRune(data[i:])
+			if r == utf8.RuneError && size == 1 {
+				return 0, false, false
+			}
+			i += size
+		}
+	}
+	return 0, false, false
+}
+
+// FuzzScanString holds ScanString, which skips plain ASCII a word at a
+// time, to the byte-at-a-time reading of the grammar: the same end, the
+// same escaped flag, the same acceptance, and an error offset inside the
+// string.
+func FuzzScanString(f *testing.F) {
+	for _, s := range []string{`"abcdefghijklmnop"`, `"abcdefg\"hijk"`, `"abcdefgh\\"`, "\"abcdefg\x1fhij\"", "\"abcdefgh\xc3\xa9ijklmn\"", `"0123456789abcdef"tail`, "\"\x7f\x7f\x7f\x7f\x7f\x7f\x7f\x7f\"", `"!!!!!!!!!!!!!!!!"`, `"########"`, `"[[[[]]]]]]]]"`} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		data := append([]byte{'"'}, b...)
+		end, escaped, err := jsonx.ScanString(data, 0)
+		wantEnd, wantEscaped, ok := scanStringBytes(data, 0)
+		if (err == nil) != ok {
+			t.Fatalf("ScanString(%q): error %v, want accepted %v", data, err, ok)
+		}
+		if err != nil {
+			var se *jsonx.SyntaxError
+			if !errors.As(err, &se) || se.Offset < 0 || se.Offset >= len(data) {
+				t.Fatalf("ScanString(%q): error %v outside the input", data, err)
+			}
+			return
+		}
+		if end != wantEnd || escaped != wantEscaped {
+			t.Fatalf("ScanString(%q) = %d, %v; want %d, %v", data, end, escaped, wantEnd, wantEscaped)
+		}
+	})
+}
+
+// TestScanStringWords: every byte value at every position of a word ends
+// or continues a string exactly as the grammar says.
+func TestScanStringWords(t *testing.T) {
+	for c := range 256 {
+		for pos := range 17 {
+			b := []byte(`"` + strings.Repeat("a", 24) + `"`)
+			b[1+pos] = byte(c)
+			end, escaped, err := jsonx.ScanString(b, 0)
+			wantEnd, wantEscaped, ok := scanStringBytes(b, 0)
+			if (err == nil) != ok || ok && (end != wantEnd || escaped != wantEscaped) {
+				t.Errorf("byte 0x%02x at %d: got %d, %v, %v; want %d, %v, accepted %v", c, pos, end, escaped, err, wantEnd, wantEscaped, ok)
+			}
+		}
+	}
+}
+
+func BenchmarkScanString(b *testing.B) {
+	for _, s := range []string{`"msg-0"`, `"TEXT_MESSAGE_CONTENT"`, `"word 1 of the answer, and some more words after it"`, `"caf\u00e9 \"quoted\" text"`} {
+		data := []byte(s)
+		b.Run(strings.Trim(s, `"`)[:5], func(b *testing.B) {
+			b.SetBytes(int64(len(data)))
+			for b.Loop() {
+				if _, _, err := jsonx.ScanString(data, 0); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
