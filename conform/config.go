@@ -41,10 +41,10 @@ type Config struct {
 	// and the model's exchanges, in RecordDir (harness.Options.RecordDir;
 	// Result.Recording names the file), for "aguitest show".
 	RecordDir string
-	// LLMAddr, when set, is where the scripted LLM listens, scenario after
-	// scenario (harness.Options.LLMAddr), for a server already running
-	// (harness.URL) whose model client was given http://LLMAddr/v1.
-	LLMAddr string
+	// ModelAddr, when set, is where the scripted LLM listens, scenario after
+	// scenario (harness.Options.ModelAddr), for a server already running
+	// (harness.URL) whose model client was given http://ModelAddr/v1.
+	ModelAddr string
 	// OnResult, when set, is told of each scenario's result as it comes.
 	OnResult func(Result)
 }

@@ -99,16 +99,16 @@ func Run(ctx context.Context, agent harness.Agent, cfg Config) Report {
 	if timeout == 0 {
 		timeout = DefaultTimeout
 	}
-	o := harness.Options{Timeout: timeout, RecordDir: cfg.RecordDir, LLMAddr: cfg.LLMAddr}
+	o := harness.Options{Timeout: timeout, RecordDir: cfg.RecordDir, ModelAddr: cfg.ModelAddr}
 	for _, s := range Battery(cfg) {
 		if !cfg.Selects(s.Name) {
 			continue
 		}
 		res := runScenario(ctx, o, agent, s)
-		if cfg.LLMAddr != "" && res.Status == Fail && res.Harness.Result != nil && len(res.Harness.Result.Requests) == 0 {
+		if cfg.ModelAddr != "" && res.Status == Fail && res.Harness.Result != nil && len(res.Harness.Result.Requests) == 0 {
 			// The likely cause comes first.
 			res.Problems = append([]harness.Problem{{Kind: harness.ProblemModel, Text: fmt.Sprintf(
-				"the server asked the scripted LLM nothing: is its model client's base URL http://%s/v1?", cfg.LLMAddr)}}, res.Problems...)
+				"the server asked the scripted LLM nothing: is its model client's base URL http://%s/v1?", cfg.ModelAddr)}}, res.Problems...)
 		}
 		rep.Results = append(rep.Results, res)
 		if cfg.OnResult != nil {

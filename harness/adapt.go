@@ -64,7 +64,7 @@ func Run[Sub TestingT[Sub]](t Sub, agent Agent, cases []Case, opts ...Options) {
 	for _, c := range cases {
 		t.Run(c.Name, func(t Sub) {
 			t.Helper()
-			if o.Parallel && o.LLMAddr == "" {
+			if o.Parallel && o.ModelAddr == "" {
 				t.Parallel()
 			}
 			res := o.RunCase(t, agent, c)

@@ -174,7 +174,7 @@ func (r *Result) LastText() string {
 // another and keeps goldens under testdata.
 type Options struct {
 	// Parallel runs the cases in parallel (t.Parallel under Run). It is
-	// ignored when LLMAddr is set, since the cases share its address.
+	// ignored when ModelAddr is set, since the cases share its address.
 	Parallel bool
 	// Dir is where golden files live; "" means "testdata". Run keeps each
 	// test's goldens in a folder of Dir named for the test; Test keeps
@@ -201,14 +201,14 @@ type Options struct {
 	// client's decoder drops of a frame is a proto-loss violation (Strict).
 	// Func agents ignore it.
 	Accept string
-	// LLMAddr, when set, is the address the case's scripted LLM listens
+	// ModelAddr, when set, is the address the case's scripted LLM listens
 	// on (host:port) instead of a free loopback port, case after case:
 	// for an agent already running (URL) whose model client was given
-	// http://LLMAddr/v1 as its base URL once, as "aguitest conform --url"
+	// http://ModelAddr/v1 as its base URL once, as "aguitest conform --url"
 	// and "aguitest test --url" do. Cases then run one at a time, and a
 	// request the agent makes after its case ended (a run it goes on
 	// with after the client left) reaches the next case's script.
-	LLMAddr string
+	ModelAddr string
 
 	// OnEvent, when set, is told of each event of each run (numbered
 	// from 1) as the harness receives it, before it is checked: a live

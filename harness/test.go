@@ -139,7 +139,7 @@ func (o Options) recording(name string) string {
 func (o Options) TestAll(ctx context.Context, agent Agent, cases []Case) []Report {
 	checkNames(cases)
 	out := make([]Report, len(cases))
-	if !o.Parallel || o.LLMAddr != "" {
+	if !o.Parallel || o.ModelAddr != "" {
 		for i, c := range cases {
 			out[i] = o.Test(ctx, agent, c)
 		}
@@ -182,11 +182,11 @@ func (o Options) test(ctx context.Context, rep *report, agent Agent, c Case) *Re
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	llmAddr, proxyAddr := "127.0.0.1:0", "127.0.0.1:0"
-	if o.LLMAddr != "" {
+	if o.ModelAddr != "" {
 		if o.RecordDir != "" {
-			proxyAddr = o.LLMAddr // the agent's requests go through the proxy
+			proxyAddr = o.ModelAddr // the agent's requests go through the proxy
 		} else {
-			llmAddr = o.LLMAddr
+			llmAddr = o.ModelAddr
 		}
 	}
 	srv, err := scripted.Listen(llmAddr, c.Script)

@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"time"
@@ -63,7 +64,7 @@ Flags:
   --run REGEXP      run only the cases whose names match
   --update          write the golden files instead of comparing them
   --timeout D       each run's bound (default: the file's timeout:, or 20s)
-  --record DIR      keep each case's recording in DIR (for aguitest show)
+  --record DIR      keep each case's recording in DIR/NAME (for aguitest show)
   -v                print each case as it starts and passes
   --schema          print the case file's JSON Schema and exit
 
@@ -142,7 +143,7 @@ func cmdTest(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	pal := colorFor(stdout)
 	exit := 0
 	for _, f := range loaded {
-		o := harness.Options{Dir: f.GoldenDir(), Update: *update, Timeout: f.Timeout, LLMAddr: llm}
+		o := harness.Options{Dir: f.GoldenDir(), Update: *update, Timeout: f.Timeout, ModelAddr: llm}
 		if *timeout > 0 {
 			o.Timeout = *timeout
 		}
@@ -150,7 +151,8 @@ func cmdTest(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 			o.Timeout = conform.DefaultTimeout
 		}
 		if *recordDir != "" {
-			o.RecordDir = *recordDir
+			// One folder per file, as the goldens: case names are a file's own.
+			o.RecordDir = filepath.Join(*recordDir, filepath.Base(f.GoldenDir()))
 		}
 		if code := testFile(ctx, stdout, pal, o, agent, f, sel, *verbose); code > exit {
 			exit = code

@@ -165,7 +165,7 @@ func cmdConform(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		listScenarios(stdout, cfg)
 		return 0
 	}
-	agent, server, msg := serverFlags(*command, *url, *llmAddr, *dir, *path, &cfg.LLMAddr)
+	agent, server, msg := serverFlags(*command, *url, *llmAddr, *dir, *path, &cfg.ModelAddr)
 	if msg != "" {
 		return fail("%s\n\n%s", msg, conformUsage)
 	}
@@ -192,8 +192,8 @@ func cmdConform(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		tab = newConformTable(stdout, pal, cfg)
 		tab.keep = *recordDir != ""
 		fmt.Fprintf(stdout, "aguitest conform: %s, %s, profile %s\n\n", server, plural(tab.count, "scenario"), cfg.Profile)
-		if cfg.LLMAddr != "" {
-			fmt.Fprintf(stdout, "the scripted LLM: http://%s/v1 (the server's model client must use it)\n\n", cfg.LLMAddr)
+		if cfg.ModelAddr != "" {
+			fmt.Fprintf(stdout, "the scripted LLM: http://%s/v1 (the server's model client must use it)\n\n", cfg.ModelAddr)
 		}
 		tab.header()
 		cfg.OnResult = tab.row
@@ -223,9 +223,9 @@ func cmdConform(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	return 0
 }
 
-// defaultLLMAddr is where the scripted LLM listens for a server given by
+// defaultModelAddr is where the scripted LLM listens for a server given by
 // --url, when --llm does not say.
-const defaultLLMAddr = "127.0.0.1:4010"
+const defaultModelAddr = "127.0.0.1:4010"
 
 // serverFlags makes the agent of --cmd or --url (and --llm, --dir,
 // --path), and a name for it in reports; with --url it sets *llm to the
@@ -244,7 +244,7 @@ func serverFlags(command, url, llmAddr, dir, path string, llm *string) (agent ha
 			return nil, "", fmt.Sprintf("--url %q is not an http:// or https:// URL", url)
 		}
 		if llmAddr == "" {
-			llmAddr = defaultLLMAddr
+			llmAddr = defaultModelAddr
 		}
 		if _, _, err := net.SplitHostPort(llmAddr); err != nil {
 			return nil, "", fmt.Sprintf("--llm %q: want host:port", llmAddr)
