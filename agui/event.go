@@ -397,22 +397,3 @@ func writeJSON(b *bytes.Buffer, v any) {
 	// Encode appends a newline.
 	b.Truncate(b.Len() - 1)
 }
-
-// arena hands out copies of event bytes cut from large blocks, so that
-// reading a stream costs one allocation per block instead of one per event.
-// A block stays in memory while any event cut from it is referenced.
-type arena struct{ block []byte }
-
-const arenaBlock = 64 << 10
-
-func (a *arena) copy(b []byte) []byte {
-	if len(b) > arenaBlock/8 {
-		return bytes.Clone(b)
-	}
-	if cap(a.block)-len(a.block) < len(b) {
-		a.block = make([]byte, 0, arenaBlock)
-	}
-	start := len(a.block)
-	a.block = append(a.block, b...)
-	return a.block[start:len(a.block):len(a.block)]
-}

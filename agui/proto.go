@@ -8,6 +8,8 @@ import (
 	"io"
 	"net/http"
 	"strings"
+
+	"github.com/aguitest/aguitest/internal/bytearena"
 )
 
 // MaxProtoFrame is the largest frame, its 4-byte length prefix included,
@@ -163,7 +165,7 @@ type ProtoDecoder struct {
 	MaxFrame int
 
 	r       io.Reader
-	arena   arena
+	arena   bytearena.Arena
 	buf     []byte
 	scratch []byte
 	hdr     [4]byte
@@ -245,7 +247,7 @@ func (d *ProtoDecoder) Next() (Event, error) {
 		if raw, e, ok := decodeFlat(d.buf, d.scratch[:0]); ok {
 			// Indexed as it was written: no need to parse it again.
 			d.scratch = raw
-			e.raw = d.arena.copy(raw)
+			e.raw = d.arena.Copy(raw)
 			d.start = at
 			return e, nil
 		}
@@ -258,7 +260,7 @@ func (d *ProtoDecoder) Next() (Event, error) {
 			return Event{}, d.frameError(at, RuleFrameProto, false, "Failed to decode protocol buffer message: "+err.Error())
 		}
 		d.scratch = raw
-		e, err := ParseEvent(d.arena.copy(raw))
+		e, err := ParseEvent(d.arena.Copy(raw))
 		if err != nil {
 			return Event{}, d.fail(at, fmt.Errorf("agui: the decoded event does not parse: %w", err))
 		}

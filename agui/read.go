@@ -8,6 +8,8 @@ import (
 	"io"
 	"strconv"
 	"strings"
+
+	"github.com/aguitest/aguitest/internal/bytearena"
 )
 
 // Stream formats detected by Reader.
@@ -110,7 +112,7 @@ type Reader struct {
 	lines    int // lines consumed so far (JSON, JSON Lines)
 	index    int // events returned so far
 	buf      []byte
-	arena    arena
+	arena    bytearena.Arena
 	proto    *ProtoDecoder
 	frames   int    // SSE frames with data read so far
 	frameBuf []byte // the data of the frame being read
@@ -617,7 +619,7 @@ func (r *Reader) keep(b []byte) []byte {
 	if r.mem != nil && len(b) > 0 && cap(r.mem) >= cap(b) && &r.mem[:cap(r.mem)][cap(r.mem)-cap(b)] == &b[:1][0] {
 		return b[:len(b):len(b)]
 	}
-	return r.arena.copy(b)
+	return r.arena.Copy(b)
 }
 
 // detectProto chooses protobuf by the content type or by the stream's

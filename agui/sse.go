@@ -7,6 +7,8 @@ import (
 	"io"
 	"net/http"
 	"strconv"
+
+	"github.com/aguitest/aguitest/internal/bytearena"
 )
 
 // DefaultMaxLineSize is the longest line an SSEDecoder or a Reader accepts
@@ -55,7 +57,7 @@ type SSEMessage struct {
 // from a reader; [SSEParser] takes one pushed in pieces, by the same rules
 // and the same code.
 type SSEDecoder struct {
-	arena arena
+	arena bytearena.Arena
 
 	// MaxLineSize bounds the length of a line and of the joined data of one
 	// event; zero means DefaultMaxLineSize. Set it before the first call
@@ -423,7 +425,7 @@ func (d *SSEDecoder) NextEvent() (Event, error) {
 	if err != nil {
 		return Event{}, err
 	}
-	e, err := ParseEvent(d.arena.copy(m.Data))
+	e, err := ParseEvent(d.arena.Copy(m.Data))
 	if err != nil {
 		if d.cut && incomplete(m.Data) {
 			err = fmt.Errorf("%w: %w", errTruncatedEvent, err)

@@ -10,6 +10,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/aguitest/aguitest/agui"
+	"github.com/aguitest/aguitest/internal/bytearena"
 	"github.com/aguitest/aguitest/internal/jsonx"
 )
 
@@ -290,10 +291,27 @@ func appendString(b []byte, s string) []byte { return jsonx.AppendQuote(b, s) }
 // eventPrefix starts every event record this package writes.
 var eventPrefix = []byte(`{"kind":"event","run":"`)
 
+// recordParser decodes the lines of one recording. It cuts the events'
+// bytes from an arena and keeps the last run id, so that a run's records
+// share one string: reading an event record costs no allocation of its
+// own.
+type recordParser struct {
+	arena bytearena.Arena
+	run   string
+}
+
+// runOf returns b as a string, the previous record's when they are equal.
+func (p *recordParser) runOf(b []byte) string {
+	if string(b) != p.run {
+		p.run = string(b)
+	}
+	return p.run
+}
+
 // parseEventFast reads an event record in the exact layout appendRecord
 // writes without encoding/json, which is several times slower. It reports
 // false for anything else, which parseRecord then reads the slow way.
-func parseEventFast(b []byte) (Record, bool) {
+func (p *recordParser) parseEventFast(b []byte) (Record, bool) {
 	rest, ok := bytes.CutPrefix(b, eventPrefix)
 	if !ok {
 		return Record{}, false
@@ -331,17 +349,25 @@ func parseEventFast(b []byte) (Record, bool) {
 	if len(rest) < 2 || rest[len(rest)-1] != '}' || rest[0] != '{' {
 		return Record{}, false
 	}
-	raw := append(json.RawMessage(nil), rest[:len(rest)-1]...)
+	// The copy is made first, for the event to point into; a line that
+	// then fails only leaves some bytes of the arena unused.
+	raw := json.RawMessage(p.arena.Copy(rest[:len(rest)-1]))
 	e, err := agui.ParseEvent(raw)
 	if err != nil || !bytes.Equal(e.Raw(), raw) {
 		return Record{}, false
 	}
-	return Record{Kind: KindEvent, Run: string(run), Offset: time.Duration(us) * time.Microsecond, Event: raw, ev: e, hasEv: true}, true
+	return Record{Kind: KindEvent, Run: p.runOf(run), Offset: time.Duration(us) * time.Microsecond, Event: raw, ev: e, hasEv: true}, true
 }
 
 // parseRecord decodes one line.
 func parseRecord(b []byte) (Record, error) {
-	if r, ok := parseEventFast(b); ok {
+	var p recordParser
+	return p.parse(b)
+}
+
+// parse decodes one line.
+func (p *recordParser) parse(b []byte) (Record, error) {
+	if r, ok := p.parseEventFast(b); ok {
 		return r, nil
 	}
 	var l line

@@ -3,6 +3,7 @@ package recorder
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"io"
 	"strings"
 	"testing"
@@ -180,5 +181,50 @@ func TestIsRecording(t *testing.T) {
 		if got := IsRecording([]byte(tt.in)); got != tt.want {
 			t.Errorf("IsRecording(%q) = %v, want %v", tt.in, got, tt.want)
 		}
+	}
+}
+
+// TestReaderAllocs: reading a long recording costs no allocation per event
+// record in steady state (the events' bytes are cut from blocks, a run's
+// records share its id).
+func TestReaderAllocs(t *testing.T) {
+	var buf bytes.Buffer
+	w, err := NewWriter(&buf, Header{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	const records = 3000
+	for i := range records {
+		run := fmt.Sprintf("run-%d", i/100)
+		e := agui.NewTextMessageContent("m", fmt.Sprintf("word %d ", i))
+		if err := w.Write(Record{Kind: KindEvent, Run: run, Event: e.Raw()}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	data := buf.Bytes()
+	allocs := testing.AllocsPerRun(3, func() {
+		r := NewReader(bytes.NewReader(data), "r")
+		n := 0
+		for {
+			rec, err := r.Next()
+			if err == io.EOF {
+				break
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if rec.Kind == KindEvent {
+				n++
+			}
+		}
+		if n != records {
+			t.Fatalf("%d event records, want %d", n, records)
+		}
+	})
+	if perRecord := allocs / records; perRecord > 0.1 {
+		t.Errorf("%.0f allocations for %d records (%.2f per record), want well under 1", allocs, records, perRecord)
 	}
 }

@@ -74,6 +74,7 @@ type Reader struct {
 	truncated bool
 	fatal     error
 	eof       bool
+	parser    recordParser
 }
 
 // NewReader returns a Reader on r; name is used in errors (often the file
@@ -206,7 +207,7 @@ func (r *Reader) Next() (Record, error) {
 			}
 			continue
 		}
-		rec, err := parseRecord(b)
+		rec, err := r.parser.parse(b)
 		if err != nil {
 			if !complete {
 				r.eof, r.truncated = true, true
@@ -235,7 +236,7 @@ func (r *Reader) Next() (Record, error) {
 
 func (r *Reader) readHeader(b []byte, complete bool) (Record, error) {
 	b = bytes.TrimPrefix(b, []byte("\xEF\xBB\xBF"))
-	rec, err := parseRecord(b)
+	rec, err := r.parser.parse(b)
 	if err != nil || rec.Kind != KindHeader || rec.Header.Format != Format {
 		if err != nil && !complete && bytes.HasPrefix(b, []byte(`{"kind":"header"`)) {
 			r.eof, r.truncated = true, true

@@ -34,13 +34,20 @@ func main() {
 	process := flag.Bool("process", false, "time whole processes: aguitest verify, node, cat")
 	rounds := flag.Int("rounds", 5, "rounds of the process comparison")
 	big := flag.Float64("big", 0, "also time an SSE file and a recording of about this many bytes")
+	keep := flag.String("keep", "", "write the files into this directory and keep them (to profile or rerun)")
 	flag.Parse()
 
-	dir, err := os.MkdirTemp("", "verify-bench")
-	if err != nil {
+	dir := *keep
+	if dir == "" {
+		tmp, err := os.MkdirTemp("", "verify-bench")
+		if err != nil {
+			log.Fatal(err)
+		}
+		defer os.RemoveAll(tmp)
+		dir = tmp
+	} else if err := os.MkdirAll(dir, 0o755); err != nil {
 		log.Fatal(err)
 	}
-	defer os.RemoveAll(dir)
 	file := filepath.Join(dir, "stream.jsonl")
 	size, count, err := writeStream(file, *n)
 	if err != nil {
@@ -67,7 +74,9 @@ func main() {
 				st, _ := os.Stat(path)
 				fmt.Printf("\n%s, %.2f GB, %d rounds:\n", kind, float64(st.Size())/1e9, max(1, *rounds/2))
 				compareProcesses(bin, path, *oracle, max(1, *rounds/2), false)
-				os.Remove(path)
+				if *keep == "" {
+					os.Remove(path)
+				}
 			}
 		}
 		return
