@@ -58,7 +58,7 @@ var Schema []byte
 //	    input:
 //	      user: Weather in Paris?   # or messages: [AG-UI messages]
 //	      state: {unit: C}          # also context, forwarded_props
-//	      follow_ups: [And Rome?]   # user messages sent once it settles
+//	      follow_ups: ["And Rome?"] # user messages sent once it settles
 //	    script:                     # the scripted LLM, as "aguitest llm serve" reads it
 //	      turns:
 //	        - calls: [{name: get_weather, args: '{"city":"Paris"}'}]

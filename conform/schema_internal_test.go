@@ -2,7 +2,10 @@ package conform
 
 import (
 	"encoding/json"
+	"fmt"
+	"os"
 	"reflect"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -99,4 +102,193 @@ func TestSchemaEnums(t *testing.T) {
 			t.Errorf("the schema does not name %q", want)
 		}
 	}
+}
+
+// The files of the docs and tests validate against the schema, and files
+// with mistakes do not, by a small validator of the keywords it uses.
+func TestSchemaValidates(t *testing.T) {
+	var schema map[string]any
+	if err := json.Unmarshal(Schema, &schema); err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct {
+		name, file string
+		ok         bool
+	}{
+		{"readme", readFile(t, "../examples/readme/cases.yaml"), true},
+		{"doc", docExample(t), true},
+		{"unknown key", "cases:\n  - name: a\n    input: {user: hi}\n    script: {turns: [{text: hi}]}\n    expects: {}\n", false},
+		{"no script", "cases:\n  - name: a\n    input: {user: hi}\n", false},
+		{"bad golden", "cases:\n  - name: a\n    input: {user: hi}\n    script: {turns: [{text: hi}]}\n    golden: all\n", false},
+		{"bad split", "cases:\n  - name: a\n    input: {user: hi}\n    script: {turns: [{text: hi, plan: {split: {by: lines}}}]}\n", false},
+		{"bad count", "cases:\n  - name: a\n    input: {user: hi}\n    script: {turns: [{text: hi}]}\n    expect: {calls: [{name: t, count: -1}]}\n", false},
+		{"value", "cases:\n  - name: a\n    input: {user: hi}\n    script: {turns: [{text: hi}]}\n    expect: {text: {matches: x}, state: {/a: 1, b: {equals: [1]}}}\n", true},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			var doc any
+			if err := yaml.Unmarshal([]byte(tt.file), &doc); err != nil {
+				t.Fatal(err)
+			}
+			errs := validate(schema, schema, jsonish(doc), "")
+			if tt.ok && len(errs) > 0 {
+				t.Errorf("the schema rejects it: %v", errs)
+			}
+			if !tt.ok && len(errs) == 0 {
+				t.Errorf("the schema accepts it")
+			}
+			if _, err := ParseCases("c.yaml", []byte(tt.file)); (err == nil) != tt.ok {
+				t.Errorf("ParseCases: %v; the schema and the reader disagree", err)
+			}
+		})
+	}
+}
+
+func readFile(t *testing.T, name string) string {
+	t.Helper()
+	b, err := os.ReadFile(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+// docExample is the file format as LoadCases' doc comment shows it.
+func docExample(t *testing.T) string {
+	t.Helper()
+	src := readFile(t, "casefile.go")
+	start := strings.Index(src, "//\ttimeout: 20s")
+	end := strings.Index(src[start:], "\n//\n")
+	var lines []string
+	for _, l := range strings.Split(src[start:start+end], "\n") {
+		lines = append(lines, strings.TrimPrefix(strings.TrimPrefix(l, "//"), "\t"))
+	}
+	return strings.Join(lines, "\n") + "\n"
+}
+
+// jsonish turns what yaml decodes into what encoding/json would.
+func jsonish(v any) any {
+	switch v := v.(type) {
+	case map[string]any:
+		for k, x := range v {
+			v[k] = jsonish(x)
+		}
+		return v
+	case []any:
+		for i, x := range v {
+			v[i] = jsonish(x)
+		}
+		return v
+	case int:
+		return float64(v)
+	case uint64:
+		return float64(v)
+	}
+	return v
+}
+
+// validate checks v against the schema node s (of root), for the keywords
+// cases.schema.json uses, and returns what does not hold.
+func validate(root, s map[string]any, v any, at string) []string {
+	if ref, ok := s["$ref"].(string); ok {
+		defs := root["$defs"].(map[string]any)
+		return validate(root, defs[strings.TrimPrefix(ref, "#/$defs/")].(map[string]any), v, at)
+	}
+	var errs []string
+	bad := func(format string, args ...any) { errs = append(errs, at+": "+fmt.Sprintf(format, args...)) }
+	if ty, ok := s["type"].(string); ok && !isType(v, ty) {
+		bad("want %s, got %T", ty, v)
+		return errs
+	}
+	if enum, ok := s["enum"].([]any); ok && !slices.Contains(enum, v) {
+		bad("%v is not one of %v", v, enum)
+	}
+	for _, key := range []string{"oneOf", "anyOf"} {
+		if alts, ok := s[key].([]any); ok {
+			n := 0
+			for _, a := range alts {
+				if len(validate(root, a.(map[string]any), v, at)) == 0 {
+					n++
+				}
+			}
+			if n == 0 || key == "oneOf" && n > 1 {
+				bad("%s: %d alternatives hold", key, n)
+			}
+		}
+	}
+	switch v := v.(type) {
+	case map[string]any:
+		props, _ := s["properties"].(map[string]any)
+		for _, r := range asList(s["required"]) {
+			if _, ok := v[r.(string)]; !ok {
+				bad("%s is required", r)
+			}
+		}
+		if m, ok := s["minProperties"].(float64); ok && float64(len(v)) < m {
+			bad("fewer than %v properties", m)
+		}
+		for k, x := range v {
+			if p, ok := props[k].(map[string]any); ok {
+				errs = append(errs, validate(root, p, x, at+"/"+k)...)
+				continue
+			}
+			switch ap := s["additionalProperties"].(type) {
+			case bool:
+				if !ap {
+					bad("%s is not allowed", k)
+				}
+			case map[string]any:
+				errs = append(errs, validate(root, ap, x, at+"/"+k)...)
+			}
+		}
+	case []any:
+		if m, ok := s["minItems"].(float64); ok && float64(len(v)) < m {
+			bad("fewer than %v items", m)
+		}
+		if items, ok := s["items"].(map[string]any); ok {
+			for i, x := range v {
+				errs = append(errs, validate(root, items, x, fmt.Sprintf("%s/%d", at, i))...)
+			}
+		}
+	case string:
+		if m, ok := s["minLength"].(float64); ok && float64(len(v)) < m {
+			bad("shorter than %v", m)
+		}
+		if p, ok := s["pattern"].(string); ok && !regexp.MustCompile(p).MatchString(v) {
+			bad("%q does not match %s", v, p)
+		}
+	case float64:
+		if m, ok := s["minimum"].(float64); ok && v < m {
+			bad("%v is below %v", v, m)
+		}
+	}
+	return errs
+}
+
+func asList(v any) []any {
+	l, _ := v.([]any)
+	return l
+}
+
+func isType(v any, ty string) bool {
+	switch ty {
+	case "object":
+		_, ok := v.(map[string]any)
+		return ok
+	case "array":
+		_, ok := v.([]any)
+		return ok
+	case "string":
+		_, ok := v.(string)
+		return ok
+	case "boolean":
+		_, ok := v.(bool)
+		return ok
+	case "integer":
+		f, ok := v.(float64)
+		return ok && f == float64(int64(f))
+	case "number":
+		_, ok := v.(float64)
+		return ok
+	}
+	return false
 }

@@ -42,7 +42,7 @@ JSON Schema; the format, in short:
   timeout: 20s
   cases:
     - name: weather
-      input: {user: Weather in Paris?}        # or messages:, state:, follow_ups:
+      input: {user: "Weather in Paris?"}      # or messages:, state:, follow_ups:
       script:                                 # as "aguitest llm serve" reads it
         turns:
           - calls: [{name: get_weather, args: '{"city":"Paris"}'}]
