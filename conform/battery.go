@@ -313,7 +313,7 @@ func Battery(cfg Config) []Scenario {
 				scripted.Turn{Calls: []scripted.Call{{Name: it.Tool, Args: string(it.Args)}}},
 				scripted.Turn{Text: "Done, as you answered."},
 			),
-			Answers: []harness.Answer{{Tool: it.Tool, Payload: it.Payload}},
+			Answers: []harness.Answer{it.answer()},
 		}
 		out = append(out, Scenario{Name: name, Doc: fmt.Sprintf("the model calls %s; the server asks the user first (RUN_FINISHED with an interrupt), the client answers in the next run's resume, and the server runs it", it.Tool), Case: c})
 	}

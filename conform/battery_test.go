@@ -69,3 +69,15 @@ func TestBatteryCatchesBugs(t *testing.T) {
 func TestCases(t *testing.T) {
 	harness.Run(t, harness.Func(refAgent{}.Run), conform.Cases(refConfig), harness.Options{Timeout: conform.DefaultTimeout})
 }
+
+// An interrupt answered by its reason, for a server whose interrupt names
+// a call the client does not hold, is resumed as one answered by its tool.
+func TestInterruptByReason(t *testing.T) {
+	cfg := refConfig
+	cfg.Interrupts = []conform.InterruptTool{{Tool: "delete_file", Reason: "approval", Args: json.RawMessage(`{"path":"notes.txt"}`), Payload: json.RawMessage(`{"approved":true}`)}}
+	cfg.Only = []string{"interrupt"}
+	rep := conform.Run(t.Context(), harness.Func(refAgent{}.Run), cfg)
+	if assert.Len(t, rep.Results, 1) {
+		assert.Equal(t, conform.Pass, rep.Results[0].Status, "%v", rep.Results[0].Problems)
+	}
+}

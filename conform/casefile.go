@@ -199,6 +199,7 @@ var typeNames = strings.NewReplacer(
 	"in casesFile", "in the file", "in fileCase", "in a case", "in fileInput", "in input",
 	"in fileTool", "in a tool", "in fileAnswer", "in an answer", "in fileExpect", "in expect",
 	"in fileCall", "in a call", "in fileCtx", "in a context",
+	"in configFile", "in the configuration", "in configTool", "in a tool", "in configInterrupt", "in an interrupt",
 	"in scripted.Script", "in script", "in Script", "in script", "in Turn", "in a turn",
 )
 

@@ -2,6 +2,7 @@ package conform
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"path"
@@ -11,6 +12,7 @@ import (
 	yaml "go.yaml.in/yaml/v3"
 
 	"github.com/aguitest/aguitest/agui"
+	"github.com/aguitest/aguitest/harness"
 	"github.com/aguitest/aguitest/internal/yamlfile"
 	"github.com/aguitest/aguitest/scripted"
 )
@@ -85,6 +87,18 @@ type InterruptTool struct {
 	// Payload is the answer's payload (the resume entry resolves the
 	// interrupt with it), JSON; nil sends none.
 	Payload json.RawMessage
+	// Reason, when set, answers the interrupts with this reason instead of
+	// those whose toolCallId is a call to Tool the client holds (for a
+	// server whose interrupt names a call it never streamed).
+	Reason string
+}
+
+// answer is how the client answers the interrupt.
+func (t InterruptTool) answer() harness.Answer {
+	if t.Reason != "" {
+		return harness.Answer{Reason: t.Reason, Payload: t.Payload}
+	}
+	return harness.Answer{Tool: t.Tool, Payload: t.Payload}
 }
 
 func (t InterruptTool) prompt() string {
@@ -159,6 +173,7 @@ func (c Config) CheckPatterns() error {
 //	  - tool: delete_file
 //	    args: {path: notes.txt}
 //	    answer: {approved: true}     # the payload the client resumes with
+//	    reason: approval             # answer the interrupts of this reason (optional)
 //	profile: strict                  # or reference
 //	allow: [rule, ...]               # verifier rules waived
 //	enable: [rule, ...]              # opt-in rules turned on
@@ -173,7 +188,7 @@ func LoadConfig(file string) (Config, error) {
 	var f configFile
 	doc, err := yamlfile.Decode(file, "configuration", data, &f)
 	if err != nil {
-		return Config{}, err
+		return Config{}, errors.New(typeNames.Replace(err.Error()))
 	}
 	var errs []string
 	where := func(key string, i int) string {
@@ -206,7 +221,7 @@ func LoadConfig(file string) (Config, error) {
 		if err := objectArgs(t.Args.v); err != nil {
 			errs = append(errs, where("interrupts", i)+": args: "+err.Error())
 		}
-		cfg.Interrupts = append(cfg.Interrupts, InterruptTool{Tool: t.Tool, Args: t.Args.v, Prompt: t.Prompt, Payload: t.Answer.v})
+		cfg.Interrupts = append(cfg.Interrupts, InterruptTool{Tool: t.Tool, Reason: t.Reason, Args: t.Args.v, Prompt: t.Prompt, Payload: t.Answer.v})
 	}
 	if len(errs) > 0 {
 		return Config{}, fmt.Errorf("%s", strings.Join(errs, "\n"))
@@ -231,24 +246,29 @@ func objectArgs(args json.RawMessage) error {
 
 // configFile is the configuration as the file has it.
 type configFile struct {
-	Tools []struct {
-		Name   string    `yaml:"name"`
-		Args   jsonValue `yaml:"args"`
-		Prompt string    `yaml:"prompt"`
-		Result *Value    `yaml:"result"`
-	} `yaml:"tools"`
-	Interrupts []struct {
-		Tool   string    `yaml:"tool"`
-		Args   jsonValue `yaml:"args"`
-		Prompt string    `yaml:"prompt"`
-		Answer jsonValue `yaml:"answer"`
-	} `yaml:"interrupts"`
-	Profile profileName       `yaml:"profile"`
-	Allow   []ruleName        `yaml:"allow"`
-	Enable  []ruleName        `yaml:"enable"`
-	Timeout scripted.Duration `yaml:"timeout"`
-	Only    []string          `yaml:"only"`
-	Skip    []string          `yaml:"skip"`
+	Tools      []configTool      `yaml:"tools"`
+	Interrupts []configInterrupt `yaml:"interrupts"`
+	Profile    profileName       `yaml:"profile"`
+	Allow      []ruleName        `yaml:"allow"`
+	Enable     []ruleName        `yaml:"enable"`
+	Timeout    scripted.Duration `yaml:"timeout"`
+	Only       []string          `yaml:"only"`
+	Skip       []string          `yaml:"skip"`
+}
+
+type configTool struct {
+	Name   string    `yaml:"name"`
+	Args   jsonValue `yaml:"args"`
+	Prompt string    `yaml:"prompt"`
+	Result *Value    `yaml:"result"`
+}
+
+type configInterrupt struct {
+	Tool   string    `yaml:"tool"`
+	Reason string    `yaml:"reason"`
+	Args   jsonValue `yaml:"args"`
+	Prompt string    `yaml:"prompt"`
+	Answer jsonValue `yaml:"answer"`
 }
 
 // jsonValue is any YAML value, kept as JSON.

@@ -33,6 +33,7 @@ interrupts:
   - tool: delete_file
     args: {"path": "notes.txt"}
     answer: {approved: true}
+    reason: approval
 profile: reference
 allow: [truncated]
 enable: [empty-delta]
@@ -45,7 +46,7 @@ skip: [provider-429, "backend-tool/get_time"]
 		{Name: "get_weather", Args: json.RawMessage(`{"city":"Paris","days":2}`), Prompt: "Weather in Paris?", Result: &conform.Value{Matches: "18"}},
 		{Name: "get_time"},
 	}, cfg.Tools)
-	assert.Equal(t, []conform.InterruptTool{{Tool: "delete_file", Args: json.RawMessage(`{"path":"notes.txt"}`), Payload: json.RawMessage(`{"approved":true}`)}}, cfg.Interrupts)
+	assert.Equal(t, []conform.InterruptTool{{Tool: "delete_file", Args: json.RawMessage(`{"path":"notes.txt"}`), Payload: json.RawMessage(`{"approved":true}`), Reason: "approval"}}, cfg.Interrupts)
 	assert.Equal(t, agui.Reference, cfg.Profile)
 	assert.Equal(t, []agui.Rule{agui.RuleTruncated}, cfg.Allow)
 	assert.Equal(t, []agui.Rule{agui.RuleEmptyDelta}, cfg.Enable)

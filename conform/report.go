@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"io"
 	"regexp"
+	"strings"
 
 	"github.com/aguitest/aguitest/harness"
 )
@@ -50,12 +51,16 @@ var (
 // summary (profile, the counts of each status, error, duration_ms).
 // With stable set, it leaves out what changes from one run to the next,
 // for a golden file: durations, loopback ports ("127.0.0.1:PORT") and
-// UUIDs ("UUID") in the texts.
+// UUIDs ("UUID") in the texts, and what a failed request quotes of the
+// agent's output.
 func (r *Report) WriteJSON(w io.Writer, stable bool) error {
 	enc := json.NewEncoder(w)
 	enc.SetEscapeHTML(false)
 	text := func(s string) string {
 		if stable {
+			// What the agent printed is its own logging, not the finding.
+			s, _, _ = strings.Cut(s, "\nagent output:\n")
+			s = strings.TrimSuffix(s, " (the agent printed nothing)")
 			s = loopbackPort.ReplaceAllString(s, "$1:PORT")
 			s = uuid.ReplaceAllString(s, "UUID")
 		}

@@ -69,6 +69,7 @@ The configuration file (YAML or JSON):
     - tool: delete_file
       args: {path: notes.txt}
       answer: {approved: true}  # the payload the client resumes with
+      reason: approval          # answer by the interrupt's reason (optional)
   allow: [RULE]               # also: profile, enable, timeout, only, skip
 
 Example:
