@@ -64,7 +64,7 @@ func Run[Sub TestingT[Sub]](t Sub, agent Agent, cases []Case, opts ...Options) {
 	for _, c := range cases {
 		t.Run(c.Name, func(t Sub) {
 			t.Helper()
-			if o.Parallel && o.ModelAddr == "" {
+			if o.Parallel {
 				t.Parallel()
 			}
 			res := o.RunCase(t, agent, c)
@@ -88,7 +88,8 @@ func Run[Sub TestingT[Sub]](t Sub, agent Agent, cases []Case, opts ...Options) {
 // reported with t.Error when the case is over, on t's goroutine, at the
 // line of the test that called Run: first what ended a run early (a
 // RUN_ERROR the case does not expect, a request that failed), then the
-// rest in the order found.
+// rest in the order found. An explored case logs what was explored
+// (Exploration.String), which "go test -v" shows.
 func (o Options) RunCase(t T, agent Agent, c Case) *Result {
 	t.Helper()
 	top, _, _ := strings.Cut(t.Name(), "/")
@@ -99,6 +100,9 @@ func (o Options) RunCase(t T, agent Agent, c Case) *Result {
 	o.Update = o.Update || golden.Update()
 	c.Check = nil // Run calls it with t
 	r := o.Test(t.Context(), agent, c)
+	if x := r.Exploration; x != nil {
+		t.Logf("explored: %v in %.2fs", x, x.Elapsed.Seconds())
+	}
 	for _, p := range r.Problems {
 		t.Error(p.Text)
 	}

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math/rand/v2"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -261,13 +262,14 @@ func (a *CommandAgent) start(ctx context.Context, env Env) (runner, error) {
 	cmd.Stderr = &out
 	ownGroup(cmd)
 	if err := cmd.Start(); err != nil {
+		releasePort(port)
 		return nil, fmt.Errorf("start %s: %w", a.Name, err)
 	}
 	exited := make(chan error, 1)
 	go func() { exited <- cmd.Wait() }()
 	r := &commandRunner{
 		httpRunner: httpRunner{url: fmt.Sprintf("http://127.0.0.1:%d%s", port, a.Path)},
-		cmd:        cmd, exited: exited, out: &out,
+		cmd:        cmd, exited: exited, out: &out, port: port,
 	}
 	r.close = r.kill
 	addr := net.JoinHostPort("127.0.0.1", strconv.Itoa(port))
@@ -287,6 +289,7 @@ func (a *CommandAgent) start(ctx context.Context, env Env) (runner, error) {
 		select {
 		case err := <-exited:
 			exited <- err
+			releasePort(port)
 			return nil, fmt.Errorf("%s exited before listening on %s (%v); its output:\n%s", a.Name, addr, err, out.String())
 		case <-ctx.Done():
 			r.kill()
@@ -305,6 +308,7 @@ type commandRunner struct {
 	cmd    *exec.Cmd
 	exited chan error
 	out    *lockedBuffer
+	port   int
 }
 
 // kill stops the program and what it started (its process group): an
@@ -312,13 +316,15 @@ type commandRunner struct {
 func (r *commandRunner) kill() {
 	_ = signalGroup(r.cmd, os.Interrupt)
 	select {
-	case <-r.exited:
+	case err := <-r.exited:
+		r.exited <- err
 	case <-time.After(5 * time.Second):
 		_ = signalGroup(r.cmd, os.Kill)
-		<-r.exited
+		r.exited <- <-r.exited
 	}
 	// Children that outlived the program's interrupt go with it.
 	_ = signalGroup(r.cmd, os.Kill)
+	releasePort(r.port)
 }
 
 func (r *commandRunner) run(ctx context.Context, input agui.RunAgentInput, rcv receiver) error {
@@ -340,13 +346,52 @@ func tail(s string, lines int) string {
 	return strings.Join(parts, "\n")
 }
 
+// freePort returns a loopback port free now, for a program to listen on
+// once it has started. It is drawn below the kernel's range of ephemeral
+// ports (32768 and up on Linux), from which every port-0 listener (the
+// scripted LLMs, the agents of other cases) gets its own: a port taken
+// from that range could be handed to one of them before the program binds
+// it, and the harness would then talk to the wrong server.
+//
+// A port handed out stays held until its program has stopped
+// (releasePort), so that programs started at once (the plans of an
+// explored case, parallel cases) never get the same one.
 func freePort() (int, error) {
+	portsMu.Lock()
+	defer portsMu.Unlock()
+	for range 50 {
+		port := 20000 + rand.IntN(12000)
+		if portsHeld[port] {
+			continue
+		}
+		l, err := net.Listen("tcp", net.JoinHostPort("127.0.0.1", strconv.Itoa(port)))
+		if err == nil {
+			l.Close()
+			portsHeld[port] = true
+			return port, nil
+		}
+	}
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		return 0, err
 	}
 	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port, nil
+	port := l.Addr().(*net.TCPAddr).Port
+	portsHeld[port] = true
+	return port, nil
+}
+
+// The ports freePort handed out to programs still running.
+var (
+	portsMu   sync.Mutex
+	portsHeld = map[int]bool{}
+)
+
+// releasePort gives back a port of freePort once its program has stopped.
+func releasePort(port int) {
+	portsMu.Lock()
+	defer portsMu.Unlock()
+	delete(portsHeld, port)
 }
 
 type lockedBuffer struct {

@@ -80,6 +80,52 @@
 // are the cause; so is a request that failed. The rest follows in the
 // order found.
 //
+// # Fidelity
+//
+// Every case also checks that what the scripted model said reaches the
+// client, as the client assembles it, with no golden and no check of its
+// own: each call the model made arrives with its name and its exact
+// arguments, unless the agent ran it itself (a tool message answers it,
+// or a later request to the model carries it and its result); the model's
+// text arrives verbatim and in order (the agent may add its own around
+// it); no two messages share an id. An agent that drops one of several
+// parallel calls, merges two calls' arguments or loses arguments that came
+// in one chunk fails so ([ProblemFidelity]). Case.Relax and Options.Relax
+// waive a check by name ([FidelityText], [FidelityCalls], [FidelityIDs])
+// for an agent that legitimately rewrites the model's text or keeps calls
+// from the client.
+//
+// # Exploration
+//
+// A case's own plan is one way a provider may stream its answer; agents
+// break on the others. Case.Explore (or Options.Explore for a table) runs
+// the case under many plans of its script besides its own: a systematic
+// matrix of splits, orders, id styles and the stream shapes of known
+// integration bugs, then seeded random plans, as many as [Explore].Plans
+// allows, only those the wires the agent used can express. Under every
+// plan the case must pass its verifier profile and the fidelity checks,
+// and the client must hold the same messages and state as under the
+// case's own plan; the golden is compared once, for the case's own plan.
+// The first plan under which it fails is shrunk to the smallest failing
+// script and reported ([ProblemExplore]) with what differs (the first
+// message or state entry, -want +got) and the script as a Go literal and
+// in the script file format, to paste into the case, with the seed: the
+// same seed gives the same plans on every machine. [Report].Exploration
+// holds what was explored; under Run, "go test -v" logs it.
+//
+// A test binary that imports package harness/testflags takes the budget
+// and seed of every explored case from the command line, so that CI runs
+// a small budget and a nightly job a large one:
+//
+//	go test -run TestAgent -args -aguitest.explore=500 -aguitest.seed=7
+//
+// Plans run several at once for Func, Handler and Command agents (each
+// plan has its own scripted LLM and agent instance; a Tool's Run must then
+// be safe for concurrent use), one at a time for a URL agent, whose LLM
+// client must point at Options.ModelAddr. "aguitest explore" explores a
+// script file against a program or a URL the same way, for agents in any
+// language.
+//
 // # Without a testing.T
 //
 // Under Run sits a core that returns values, as slogtest.TestHandler sits

@@ -64,6 +64,7 @@ func ExampleRun() {
 	// --- PASS: location ("You are in Seoul.")
 	// --- FAIL: parallel calls, round-robin
 	//     run 1: event 11 (TOOL_CALL_END) [toolCallId=run-1-call-2]: args-not-json: the arguments of tool call 'run-1-call-2' are not JSON at TOOL_CALL_END (invalid JSON at byte 7: ':' expected after object key): "{\"tit{\"title\":\"le\":\"a\"}b\"}"
+	//     fidelity: in turn 1 the model called add_task with {"title":"a"} (call 1) and add_task with {"title":"b"} (call 2); the client got add_task with no arguments (id run-1-call-1) and add_task with {"tit{"title":"le":"a"}b"} (id run-1-call-2) instead
 }
 
 // Test returns a case's result and problems as values, for a driver of
@@ -83,4 +84,76 @@ func ExampleOptions_Test() {
 	// Output:
 	// Hello!
 	// model: scripted LLM: turn 2 was never used: 1 request for 2 turns
+}
+
+// Explore runs a case under many plans of its script besides its own,
+// and shrinks the first under which it fails to the smallest failing
+// script, printed to paste into the case or a script file. This agent
+// puts every argument fragment under the id of the call that started
+// last (ag-ui #1016): the case's own plan, each call whole one after the
+// other, passes; streamed otherwise, the calls' arguments merge.
+func ExampleExplore() {
+	c := harness.Case{
+		Name:  "two tasks",
+		Input: harness.User("Add two tasks."),
+		Script: scripted.Script{Turns: []scripted.Turn{{
+			Calls: []scripted.Call{{Name: "add_task", Args: `{"title":"a"}`}, {Name: "add_task", Args: `{"title":"b"}`}},
+		}}},
+		NoGolden: true,
+		Explore:  &harness.Explore{Plans: 50},
+	}
+	agent := harness.Func(chatAgent(true))
+	r := harness.Options{}.Test(context.Background(), agent, c)
+	for _, p := range r.Problems {
+		fmt.Println(p.Text)
+	}
+	fmt.Println("shrunk from", r.Exploration.Failure.Found)
+
+	// The shrunk script, pasted into the case, fails on its own.
+	c.Script, c.Explore = r.Exploration.Failure.Script, nil
+	fmt.Println("as the case's own plan, it fails:", harness.Options{}.Test(context.Background(), agent, c).Problems != nil)
+	// Output:
+	// explore: the case fails under 27 of 53 plans (23 of the matrix, 27 random from seed 1, 3 plain to compare other layouts with; 1 wire: Go-native):
+	// 	matrix 11 (split=bytes/4+with-name order=round-robin ids=first)
+	// 	matrix 13 (split=bytes/1 order=round-robin,text-between ids=first)
+	// 	matrix 14 (split=bytes/4 order=round-robin ids=first)
+	// 	matrix 20 (split=bytes/4 order=shuffle ids=first seed=1)
+	// 	matrix 25 (split=bytes/2 order=shuffle ids=first seed=2)
+	// 	... and 22 more
+	// the first, matrix 11 (split=bytes/4+with-name order=round-robin ids=first), shrunk in 13 runs:
+	// 	turn 1: without with_name
+	// 	turn 1: split whole
+	// fails so, under split=whole order=round-robin ids=first:
+	// 	run 1: event 7 (TOOL_CALL_END) [toolCallId=run-1-call-2]: args-not-json: the arguments of tool call 'run-1-call-2' are not JSON at TOOL_CALL_END (invalid JSON at byte 13: unexpected data after the value): "{\"title\":\"a\"}{\"title\":\"b\"}"
+	// 	fidelity: in turn 1 the model called add_task with {"title":"a"} (call 1) and add_task with {"title":"b"} (call 2); the client got add_task with no arguments (id run-1-call-1) and add_task with {"title":"a"}{"title":"b"} (id run-1-call-2) instead
+	// the smallest failing script, to paste into the case:
+	// 	scripted.Script{
+	// 		Turns: []scripted.Turn{
+	// 			{
+	// 				Calls: []scripted.Call{
+	// 					{Name: "add_task", Args: `{"title":"a"}`},
+	// 					{Name: "add_task", Args: `{"title":"b"}`},
+	// 				},
+	// 				Plan: scripted.Plan{
+	// 					Split: scripted.Split{By: scripted.Whole},
+	// 					Order: scripted.Order{By: scripted.RoundRobin},
+	// 				},
+	// 			},
+	// 		},
+	// 	}
+	// or into a script file:
+	// 	turns:
+	// 	  - calls:
+	// 	      - name: add_task
+	// 	        args: '{"title":"a"}'
+	// 	      - name: add_task
+	// 	        args: '{"title":"b"}'
+	// 	    plan:
+	// 	      split:
+	// 	        by: whole
+	// 	      order:
+	// 	        by: round-robin
+	// the same plans again: seed 1, 50 plans (go test -args -aguitest.seed=1 -aguitest.explore=50; aguitest explore --seed 1 --plans 50)
+	// shrunk from matrix 11 (split=bytes/4+with-name order=round-robin ids=first)
+	// as the case's own plan, it fails: true
 }

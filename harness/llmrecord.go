@@ -3,7 +3,6 @@ package harness
 import (
 	"io"
 	"log"
-	"net"
 	"net/http"
 	"net/http/httptest"
 	"net/http/httputil"
@@ -26,9 +25,9 @@ type llmProxy struct {
 	sink *recorder.Sink
 }
 
-// newLLMProxy starts a recording proxy, listening on addr, to the
-// scripted server at base (http://127.0.0.1:PORT/v1).
-func newLLMProxy(addr, base string) (*llmProxy, error) {
+// newLLMProxy starts a recording proxy to the scripted server at base
+// (http://127.0.0.1:PORT/v1).
+func newLLMProxy(base string) *llmProxy {
 	target, err := url.Parse(strings.TrimSuffix(base, "/v1"))
 	if err != nil {
 		panic("harness: scripted server URL: " + err.Error())
@@ -40,11 +39,7 @@ func newLLMProxy(addr, base string) (*llmProxy, error) {
 		// case is about, not news for the test's output.
 		rp.ErrorLog = log.New(io.Discard, "", 0)
 	}
-	l, err := net.Listen("tcp", addr)
-	if err != nil {
-		return nil, err
-	}
-	p.srv = &httptest.Server{Listener: l, Config: &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	p.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		p.mu.Lock()
 		sink := p.sink
 		p.mu.Unlock()
@@ -52,9 +47,8 @@ func newLLMProxy(addr, base string) (*llmProxy, error) {
 			r = r.WithContext(recorder.WithSink(r.Context(), sink))
 		}
 		proxy.ServeHTTP(w, r)
-	})}}
-	p.srv.Start()
-	return p, nil
+	}))
+	return p
 }
 
 // URL is the base URL to give the agent instead of the scripted server's.

@@ -171,6 +171,13 @@ func (r *report) violation(run int, v agui.Violation, text string) {
 	r.add(Problem{Kind: ProblemViolation, Run: run, Violation: &v, Text: text})
 }
 
+// hasCauses reports whether a problem ended a run early.
+func (r *report) hasCauses() bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return len(r.causes) > 0
+}
+
 // problems returns what was recorded, causes first.
 func (r *report) problems() []Problem {
 	r.mu.Lock()

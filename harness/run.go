@@ -67,6 +67,14 @@ type Case struct {
 	// Leave, when set, makes the client leave a run part way through, as
 	// a user who closes the tab; the case goes on with its follow-ups.
 	Leave *Leave
+	// Explore, when set, also runs the case under many other plans of its
+	// script and reports the first under which it fails, shrunk (see
+	// Explore); nil leaves it to Options.Explore.
+	Explore *Explore
+	// Relax waives fidelity checks by name (FidelityText, FidelityCalls,
+	// FidelityIDs), for an agent that legitimately rewrites the model's
+	// text or keeps calls from the client; Options.Relax adds to it.
+	Relax []Fidelity
 }
 
 // Input is what a case sends. Messages, State, Context and ForwardedProps
@@ -108,6 +116,9 @@ type Tool struct {
 	// arguments as streamed, as the reference client does. The result is
 	// sent back as a tool message's content; an error becomes the tool
 	// message's error.
+	//
+	// An explored case (Case.Explore) runs it for each plan, several
+	// plans at once: it must be safe for concurrent use.
 	//
 	// Run is required: a case with a Tool without Run fails at its start.
 	// For a tool the agent must answer itself, return an error: if the
@@ -173,8 +184,7 @@ func (r *Result) LastText() string {
 // Options configures Run and Test. The zero value runs cases one after
 // another and keeps goldens under testdata.
 type Options struct {
-	// Parallel runs the cases in parallel (t.Parallel under Run). It is
-	// ignored when ModelAddr is set, since the cases share its address.
+	// Parallel runs the cases in parallel (t.Parallel under Run).
 	Parallel bool
 	// Dir is where golden files live; "" means "testdata". Run keeps each
 	// test's goldens in a folder of Dir named for the test; Test keeps
@@ -201,13 +211,17 @@ type Options struct {
 	// client's decoder drops of a frame is a proto-loss violation (Strict).
 	// Func agents ignore it.
 	Accept string
-	// ModelAddr, when set, is the address the case's scripted LLM listens
-	// on (host:port) instead of a free loopback port, case after case:
-	// for an agent already running (URL) whose model client was given
-	// http://ModelAddr/v1 as its base URL once, as "aguitest conform --url"
-	// and "aguitest test --url" do. Cases then run one at a time, and a
-	// request the agent makes after its case ended (a run it goes on
-	// with after the client left) reaches the next case's script.
+
+	// Explore explores every case of the table whose own Explore is nil
+	// (see Explore).
+	Explore *Explore
+	// Relax waives fidelity checks by name for every case, as Case.Relax.
+	Relax []Fidelity
+	// ModelAddr, when set, is a fixed loopback address ("127.0.0.1:7788")
+	// on which the harness serves each case's scripted LLM, for a URL
+	// agent started beforehand with its LLM client pointed at it
+	// (http://ADDR/v1, or http://ADDR for clients that add the version).
+	// Cases, and the plans of an explored case, then run one at a time.
 	ModelAddr string
 
 	// OnEvent, when set, is told of each event of each run (numbered
@@ -219,6 +233,12 @@ type Options struct {
 	// OnProblem, when set, is told of each problem as it is found, in
 	// the order found (a Report puts causes first), as OnEvent is called.
 	OnProblem func(Problem)
+
+	// thread is the thread id of the case's runs; "" means "thread-1".
+	// Each plan of an exploration has its own, so that an agent that
+	// keeps threads apart does not see one plan's conversation in
+	// another's.
+	thread string
 }
 
 // dir is the folder of the goldens.

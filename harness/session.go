@@ -157,8 +157,12 @@ func (s *session) firstInput() agui.RunAgentInput {
 	for _, tool := range s.c.Tools {
 		decl = append(decl, agui.Tool{Name: tool.Name, Description: tool.Description, Parameters: tool.Parameters})
 	}
+	thread := s.o.thread
+	if thread == "" {
+		thread = "thread-1"
+	}
 	return agui.RunAgentInput{
-		ThreadID:       "thread-1",
+		ThreadID:       thread,
 		State:          in.State,
 		Messages:       in.Messages,
 		Tools:          decl,

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"sync"
 
@@ -32,6 +33,10 @@ type Report struct {
 	// Recording is the file of the case's recording, when
 	// Options.RecordDir is set and the case ran.
 	Recording string
+	// Exploration is what exploring the case found, when it was explored
+	// (Case.Explore, Options.Explore); a failing plan is also one of
+	// Problems (ProblemExplore).
+	Exploration *Exploration
 }
 
 // Failed reports whether the case has problems.
@@ -102,6 +107,13 @@ const (
 	// ProblemCheck: the case's Check reported a failure (under Test; under
 	// Run it reports on the test's t).
 	ProblemCheck ProblemKind = "check"
+	// ProblemFidelity: what the scripted model said did not reach the
+	// client as it said it (see Fidelity).
+	ProblemFidelity ProblemKind = "fidelity"
+	// ProblemExplore: the case fails under a plan of its exploration, or
+	// cannot be explored; in PlanFailure.Problems, the client's view under
+	// a plan differs from the reference's.
+	ProblemExplore ProblemKind = "explore"
 )
 
 // Test runs case c against agent and returns what it produced and what is
@@ -120,7 +132,15 @@ const (
 func (o Options) Test(ctx context.Context, agent Agent, c Case) Report {
 	rep := &report{on: o.OnProblem}
 	res := o.test(ctx, rep, agent, c)
-	r := Report{Case: c.Name, Result: res, Problems: rep.problems()}
+	r := Report{Case: c.Name, Result: res}
+	if x := o.exploreOf(c); x != nil && res != nil {
+		xp, p := o.explore(ctx, agent, c, res, rep.problems(), *x)
+		if p != nil {
+			rep.add(*p)
+		}
+		r.Exploration = xp
+	}
+	r.Problems = rep.problems()
 	if o.RecordDir != "" && res != nil {
 		r.Recording = o.recording(c.Name)
 	}
@@ -139,7 +159,7 @@ func (o Options) recording(name string) string {
 func (o Options) TestAll(ctx context.Context, agent Agent, cases []Case) []Report {
 	checkNames(cases)
 	out := make([]Report, len(cases))
-	if !o.Parallel || o.ModelAddr != "" {
+	if !o.Parallel {
 		for i, c := range cases {
 			out[i] = o.Test(ctx, agent, c)
 		}
@@ -181,30 +201,23 @@ func (o Options) test(ctx context.Context, rep *report, agent Agent, c Case) *Re
 	}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	llmAddr, proxyAddr := "127.0.0.1:0", "127.0.0.1:0"
-	if o.ModelAddr != "" {
-		if o.RecordDir != "" {
-			proxyAddr = o.ModelAddr // the agent's requests go through the proxy
-		} else {
-			llmAddr = o.ModelAddr
-		}
-	}
-	srv, err := scripted.Listen(llmAddr, c.Script)
-	if err != nil {
-		rep.errorf(ProblemCase, 0, "the scripted LLM: %v", err)
-		return nil
-	}
+	srv := scripted.NewServer(c.Script)
 	defer srv.Close()
 	base := srv.URL
 	var llm *llmProxy
 	if o.RecordDir != "" {
-		// The recording holds the model's side too.
-		if llm, err = newLLMProxy(proxyAddr, srv.URL); err != nil {
-			rep.errorf(ProblemCase, 0, "the scripted LLM's recording proxy: %v", err)
-			return nil
-		}
+		llm = newLLMProxy(srv.URL) // the recording holds the model's side too
 		defer llm.close()
 		base = llm.URL()
+	}
+	if o.ModelAddr != "" {
+		release, err := useRelay(o.ModelAddr, base)
+		if err != nil {
+			rep.errorf(ProblemCase, 0, "%v", err)
+			return nil
+		}
+		defer release()
+		base = "http://" + o.ModelAddr + "/v1"
 	}
 	env := Env{BaseURL: base, APIKey: "aguitest", Model: srv.Model(), Case: c.Name}
 	r, err := agent.start(ctx, env)
@@ -241,6 +254,9 @@ func (o Options) test(ctx context.Context, rep *report, agent Agent, c Case) *Re
 		rep.errorf(ProblemModel, 0, "scripted LLM: %v", err)
 	}
 	res.Requests = srv.Requests()
+	if c.WantError == nil && !rep.hasCauses() {
+		checkFidelity(rep, &c.Script, res, append(slices.Clone(c.Relax), o.Relax...))
+	}
 
 	if !c.NoGolden {
 		runs := make([]golden.Run, len(res.Runs))

@@ -90,13 +90,19 @@ func planChunks(t *Turn, ti int, p Plan, usage *Usage, wholeArgs bool) []Chunk {
 		if p.IDs == IDsNoIndex {
 			idx = -1
 		}
-		calls[n] = append(calls[n], Chunk{Call: &CallDelta{Index: idx, ID: id, Name: c.Name}})
+		head := &CallDelta{Index: idx, ID: id, Name: c.Name}
+		calls[n] = append(calls[n], Chunk{Call: head})
 		frags := c.Fragments
 		switch {
 		case wholeArgs && c.args() != "":
 			frags = []string{c.args()}
+		case p.Split.NoArgs && c.noArgs():
+			frags = nil
 		case len(frags) == 0:
 			frags = p.Split.Cut(c.args(), mix(p.Seed, ti, n))
+		}
+		if p.Split.WithName && len(frags) > 0 {
+			head.Args, frags = frags[0], frags[1:]
 		}
 		for _, f := range frags {
 			d := &CallDelta{Index: idx, Args: f}

@@ -37,7 +37,7 @@ func reassembles(t *testing.T, plan Plan, client func(ctx context.Context, url s
 	if err != nil {
 		t.Fatalf("plan %s: %v", plan, err)
 	}
-	if d := cmp.Diff(wantJoined(), got); d != "" {
+	if d := cmp.Diff(wantJoined(plan), got); d != "" {
 		t.Errorf("plan %s: reassembled answer (-want +got):\n%s", plan, d)
 	}
 	if err := srv.Check(); err != nil {

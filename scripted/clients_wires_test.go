@@ -39,7 +39,7 @@ func goClients() []goClient {
 // wantOn is what a client of wire w reassembles from oneTurn: the same
 // text, reasoning and calls, and the wire's finish reason.
 func wantOn(w Wire) joined {
-	j := wantJoined()
+	j := wantJoined(Plan{})
 	switch w {
 	case WireResponses:
 		j.Finish = "completed"

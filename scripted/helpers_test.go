@@ -36,6 +36,9 @@ func planCases() []planCase {
 		{name: "text-after", plan: Plan{Order: Order{By: Reverse, Text: TextAfter}}},
 		{name: "ids-every", plan: Plan{Split: Split{Size: 3}, Order: Order{By: RoundRobin}, IDs: IDsEvery}},
 		{name: "no-index", plan: Plan{Split: Split{Size: 3}, Order: Order{By: Shuffle}, IDs: IDsNoIndex, Seed: 3}, noIndex: true},
+		{name: "with-name", plan: Plan{Split: Split{By: Whole, WithName: true}}},
+		{name: "with-name-round-robin", plan: Plan{Split: Split{Size: 4, WithName: true}, Order: Order{By: RoundRobin}}},
+		{name: "no-args", plan: Plan{Split: Split{Size: 4, NoArgs: true}}},
 	}
 }
 
@@ -65,10 +68,15 @@ type joined struct {
 	Finish          string
 }
 
-// wantJoined is what every client must reassemble from oneTurn.
-func wantJoined() joined {
+// wantJoined is what every client must reassemble from oneTurn under plan
+// p: the call without arguments reads {}, or nothing when p sends it no
+// argument delta (no_args).
+func wantJoined(p Plan) joined {
 	calls := testCalls()
 	calls[2].Args = "{}"
+	if p.Split.NoArgs {
+		calls[2].Args = ""
+	}
 	return joined{Text: testText, Reasoning: testReasoning, Calls: calls, Finish: "tool_calls"}
 }
 

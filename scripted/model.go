@@ -149,6 +149,7 @@ func (m *Model) take(req Request) (*answer, error) {
 			return nil, err
 		}
 	}
+	m.requests[n].Turn = i + 1
 	u := estimate(t, &req)
 	a := &answer{turn: i, t: t, plan: p, chunks: planChunks(t, i, p, &u, req.Wire == WireGemini), fault: t.Fault, usage: u, req: req}
 	a.model = m.modelName(&req)

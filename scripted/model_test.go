@@ -24,7 +24,7 @@ func TestNativePlans(t *testing.T) {
 				// Keyed by id in first-appearance order.
 				got.Calls = sortByID(got.Calls)
 			}
-			if d := cmp.Diff(wantJoined(), got); d != "" {
+			if d := cmp.Diff(wantJoined(tc.plan), got); d != "" {
 				t.Errorf("plan %s: reassembled (-want +got):\n%s", tc.plan, d)
 			}
 			last := chunks[len(chunks)-1]

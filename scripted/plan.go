@@ -111,6 +111,18 @@ type Split struct {
 	MidRune bool `yaml:"mid_rune,omitempty" json:"mid_rune,omitempty"`
 	// Empty inserts an empty delta after every Empty-th fragment.
 	Empty int `yaml:"empty,omitempty" json:"empty,omitempty"`
+	// WithName sends the first fragment of each call's arguments in the
+	// call's first delta, with its id and name; with a Whole split, the
+	// name and the full arguments arrive in one chunk, as
+	// OpenAI-compatible servers that send a call whole do. Gemini always
+	// sends calls so; the Responses and Anthropic wires cannot (their
+	// first event of a call carries no arguments).
+	WithName bool `yaml:"with_name,omitempty" json:"with_name,omitempty"`
+	// NoArgs sends a call whose arguments are {} with no argument delta
+	// at all, as Anthropic streams a call to a tool without parameters:
+	// the client reads no arguments. The Responses and Gemini wires
+	// cannot (they carry a call's arguments whole at its end).
+	NoArgs bool `yaml:"no_args,omitempty" json:"no_args,omitempty"`
 }
 
 // String describes the split, e.g. "bytes/8+escapes".
@@ -134,6 +146,12 @@ func (sp Split) String() string {
 	}
 	if sp.Empty > 0 {
 		s += fmt.Sprintf("+empty/%d", sp.Empty)
+	}
+	if sp.WithName {
+		s += "+with-name"
+	}
+	if sp.NoArgs {
+		s += "+no-args"
 	}
 	return s
 }

@@ -43,6 +43,12 @@ type Request struct {
 	// Error says why the server refused the request as the provider
 	// would (a 400 with the provider's own error text), or is empty.
 	Error string
+	// Turn is the turn that answered the request, counted from 1; 0 when
+	// none did (the request was refused, came after the last turn, failed
+	// its turn's Expect, or asked for what its wire cannot express). A
+	// turn with a Fault answers each request it meets. It is not written
+	// by MarshalJSON.
+	Turn int
 }
 
 // A Message is one message of the conversation.

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/aguitest/aguitest/clock"
@@ -234,6 +235,9 @@ func (c Call) args() string {
 	}
 	return c.Args
 }
+
+// noArgs reports whether the call has no arguments: {}, or none given.
+func (c Call) noArgs() bool { return !c.Raw && strings.TrimSpace(c.args()) == "{}" }
 
 // text returns the visible text of the turn.
 func (t *Turn) text() string {

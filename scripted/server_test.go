@@ -130,7 +130,7 @@ func TestNonStreaming(t *testing.T) {
 			for _, c := range msg.ToolCalls {
 				got.Calls = append(got.Calls, Call{ID: c.ID, Name: c.Function.Name, Args: c.Function.Arguments})
 			}
-			if d := cmp.Diff(wantJoined(), got); d != "" {
+			if d := cmp.Diff(wantJoined(Plan{}), got); d != "" {
 				t.Errorf("(-want +got):\n%s", d)
 			}
 		})

@@ -105,14 +105,32 @@ func (t *Turn) expressible(w Wire, p Plan, ti int, stream bool) error {
 	fail := func(format string, args ...any) error {
 		return fmt.Errorf("the %s wire cannot express "+format, append([]any{w}, args...)...)
 	}
+	noArgs := false
+	for _, c := range t.Calls {
+		noArgs = noArgs || c.noArgs()
+	}
 	switch w {
 	case WireResponses:
 		if p.IDs == IDsNoIndex {
 			return fail("ids=%s: every Responses event names its item by output_index and item_id", p.IDs)
 		}
+		if p.Split.WithName && len(t.Calls) > 0 {
+			return fail("split with_name: a function_call item is added with no arguments, which follow in their own events")
+		}
+		if p.Split.NoArgs && noArgs {
+			return fail("split no_args: response.function_call_arguments.done carries the arguments whole")
+		}
 	case WireAnthropic:
+		if t.Reasoning != "" {
+			if c := planChunks(t, ti, p, nil, false); len(c) > 0 && c[0].Reasoning == "" {
+				return fail("reasoning after another block: an Anthropic message starts with its thinking block, and the API refuses the message sent back otherwise")
+			}
+		}
 		if p.IDs != IDsFirst {
 			return fail("ids=%s: a content_block_delta names its block by index only", p.IDs)
+		}
+		if p.Split.WithName && len(t.Calls) > 0 {
+			return fail("split with_name: a tool_use block starts with input {}, and its arguments follow as input_json_delta")
 		}
 		if !stream {
 			for n, c := range t.Calls {
@@ -122,6 +140,9 @@ func (t *Turn) expressible(w Wire, p Plan, ti int, stream bool) error {
 			}
 		}
 	case WireGemini:
+		if p.Split.NoArgs && noArgs {
+			return fail("split no_args: a functionCall part carries its args object whole")
+		}
 		for n, c := range t.Calls {
 			if len(c.Fragments) > 1 {
 				return fail("the fragments of call %d (%s): a functionCall part arrives whole", n+1, c.Name)
@@ -155,3 +176,9 @@ func isObject(s string) bool {
 	var v map[string]json.RawMessage
 	return json.Unmarshal([]byte(s), &v) == nil && v != nil
 }
+
+// CallID returns the id call n of turn t (both counted from 0) has on
+// wire w: its own ID, or the default in the wire's style (call_<t>_<n>,
+// toolu_<t>_<n> on Anthropic, counted from 1). Wire "" is the Go-native
+// model's.
+func (s *Script) CallID(w Wire, t, n int) string { return s.Turns[t].Calls[n].wireID(w, t, n) }

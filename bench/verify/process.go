@@ -25,7 +25,8 @@ import (
 
 type timing struct {
 	wall time.Duration
-	rss  int64 // KiB
+	cpu  time.Duration // user and system time, on every core
+	rss  int64         // KiB
 }
 
 // runProcess times one process from start to exit.
@@ -46,7 +47,8 @@ func runProcess(dir string, name string, args ...string) (timing, []byte) {
 	if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
 		rss = ru.Maxrss
 	}
-	return timing{wall, rss}, out
+	cpu := cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()
+	return timing{wall, cpu, rss}, out
 }
 
 func asExit(err error, ee **exec.ExitError) bool {
@@ -58,6 +60,17 @@ func asExit(err error, ee **exec.ExitError) bool {
 func median(ts []timing) timing {
 	s := slices.Clone(ts)
 	slices.SortFunc(s, func(a, b timing) int { return int(a.wall - b.wall) })
+	return s[len(s)/2]
+}
+
+// medianCPU is the median of the processes' CPU time, which another load
+// on the machine disturbs less than their wall time.
+func medianCPU(ts []timing) time.Duration {
+	s := make([]time.Duration, len(ts))
+	for i, t := range ts {
+		s[i] = t.cpu
+	}
+	slices.Sort(s)
 	return s[len(s)/2]
 }
 
@@ -114,7 +127,7 @@ func compareProcesses(bin, file, oracle string, rounds int, withNode bool) {
 		}
 	}
 	ours := median(entries[1].ts)
-	fmt.Printf("%-26s %12s %12s %12s  %s\n", "process, start to exit", "median", "best", "peak RSS", "aguitest is")
+	fmt.Printf("%-26s %12s %12s %12s %12s  %s\n", "process, start to exit", "median", "best", "CPU (median)", "peak RSS", "aguitest is")
 	for _, e := range entries {
 		m := median(e.ts)
 		ratio := ""
@@ -124,7 +137,7 @@ func compareProcesses(bin, file, oracle string, rounds int, withNode bool) {
 		case e != entries[1]:
 			ratio = fmt.Sprintf("%.1fx faster", float64(m.wall)/float64(ours.wall))
 		}
-		fmt.Printf("%-26s %10.0fms %10.0fms %9.1f MiB  %s\n", e.name, ms(m.wall), ms(best(e.ts).wall), float64(m.rss)/1024, ratio)
+		fmt.Printf("%-26s %10.0fms %10.0fms %10.0fms %9.1f MiB  %s\n", e.name, ms(m.wall), ms(best(e.ts).wall), ms(medianCPU(e.ts)), float64(m.rss)/1024, ratio)
 	}
 }
 

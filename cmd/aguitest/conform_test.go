@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"image/png"
-	"net"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
@@ -114,19 +113,6 @@ func TestConformHTMLInBrowser(t *testing.T) {
 	if t.Failed() {
 		t.Logf("screenshot kept at %s", shot)
 	}
-}
-
-// freeAddr returns a loopback address no one listens on, for the scripted
-// LLM of --url.
-func freeAddr(t *testing.T) string {
-	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := l.Addr().String()
-	l.Close()
-	return addr
 }
 
 // --url: the server is already running, its model client pointed once at

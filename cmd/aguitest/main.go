@@ -17,6 +17,8 @@
 //	llm serve  serve a scripted fake LLM on every provider wire (OpenAI, Anthropic, Gemini)
 //	llm record a recording proxy in front of an LLM provider
 //	llm replay serve a recording's provider exchanges to an agent
+//	explore    run a scripted LLM file against an agent in any language under many stream
+//	           shapes, and shrink a failing one to the smallest script
 //	conform    run the conformance battery against an AG-UI server
 //	test       run a file of cases against an AG-UI agent in any language
 //
@@ -51,6 +53,7 @@ func commands() []command {
 		{"llm", "a scripted, recorded or replayed LLM on every provider wire (llm serve|record|replay)", cmdLLM},
 		{"serve", "serve a recording as an AG-UI endpoint", cmdServe},
 		{"record", "record runs through a proxy to an AG-UI server", cmdRecord},
+		{"explore", "run a script against an agent under many stream shapes; shrink a failure", cmdExplore},
 		{"conform", "run the conformance battery against an AG-UI server", cmdConform},
 		{"test", "run a file of cases (input, script, expectations, goldens) against an AG-UI agent", cmdTest},
 	}

@@ -1,11 +1,15 @@
 package main
 
 import (
+	"context"
+	"fmt"
 	"os"
+	"os/signal"
 	"testing"
 
 	"github.com/rogpeppe/go-internal/testscript"
 
+	"github.com/aguitest/aguitest/examples/bugs"
 	"github.com/aguitest/aguitest/golden"
 )
 
@@ -14,7 +18,21 @@ import (
 // it sees (arguments, exit status, standard output and error).
 func TestMain(m *testing.M) {
 	testscript.Main(m, map[string]func(){
-		"aguitest":    func() { os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)) },
+		"aguitest": func() { os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)) },
+		// bugagent [BUG] is examples/bugs' agent as a program, with the
+		// bug named (none: the correct agent), for "aguitest explore --cmd".
+		"bugagent": func() {
+			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+			defer stop()
+			var b bugs.Bug
+			if len(os.Args) > 1 {
+				b = bugs.Bug(os.Args[1])
+			}
+			if err := bugs.Main(ctx, b); err != nil {
+				fmt.Fprintln(os.Stderr, "bugagent:", err)
+				os.Exit(1)
+			}
+		},
 		"weatherdesk": func() { os.Exit(weatherDesk(os.Args[1:])) },
 	})
 }

@@ -171,7 +171,7 @@ func TestWeatherDesk(t *testing.T) {
 			WantError: &harness.WantError{Code: "overloaded_error"},
 		},
 	}
-	harness.Run(t, agent(0), cases)
+	harness.Run(t, agent(0), cases, harness.Options{Explore: &harness.Explore{Plans: 30}})
 }
 
 // With extended thinking on, every answer of the model starts with a
@@ -236,7 +236,7 @@ func TestWeatherDeskThinking(t *testing.T) {
 			},
 		},
 	}
-	harness.Run(t, agent(1024), cases)
+	harness.Run(t, agent(1024), cases, harness.Options{Explore: &harness.Explore{Plans: 30}})
 }
 
 // TestThinkingBlockRequired: an agent that drops the thinking block of the

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -18,8 +19,16 @@ import (
 // client is the frontend of one case: the Go implementations of its tools,
 // as a browser or a desktop client would run them, and what they did.
 type client struct {
+	mu         sync.Mutex // an explored case runs its tools from several plans at once
 	background string
 	ran        []string
+}
+
+// record notes that a tool ran.
+func (c *client) record(tool string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.ran = append(c.ran, tool)
 }
 
 var colors = map[string]bool{"blue": true, "black": true, "white": true, "green": true}
@@ -31,7 +40,7 @@ func (c *client) tools() []harness.Tool {
 			Description: "Get the user's current GPS location.",
 			Parameters:  json.RawMessage(`{"type":"object","properties":{}}`),
 			Run: func(context.Context, json.RawMessage) (string, error) {
-				c.ran = append(c.ran, "get_user_location")
+				c.record("get_user_location")
 				return `{"latitude":52.3676,"longitude":4.9041,"accuracy":10.0,"city":"Amsterdam"}`, nil
 			},
 		},
@@ -42,7 +51,7 @@ func (c *client) tools() []harness.Tool {
 				`"include_temperature":{"type":"boolean","default":true},` +
 				`"include_humidity":{"type":"boolean","default":true}}}`),
 			Run: func(_ context.Context, args json.RawMessage) (string, error) {
-				c.ran = append(c.ran, "read_climate_sensors")
+				c.record("read_climate_sensors")
 				a := struct {
 					Temperature *bool `json:"include_temperature"`
 					Humidity    *bool `json:"include_humidity"`
@@ -70,7 +79,7 @@ func (c *client) tools() []harness.Tool {
 			Description: "Change the console background color.",
 			Parameters:  json.RawMessage(`{"type":"object","properties":{"color":{"type":"string","description":"Color name"}}}`),
 			Run: func(_ context.Context, args json.RawMessage) (string, error) {
-				c.ran = append(c.ran, "change_background_color")
+				c.record("change_background_color")
 				a := struct {
 					Color string `json:"color"`
 				}{"blue"}
@@ -80,7 +89,9 @@ func (c *client) tools() []harness.Tool {
 				if !colors[a.Color] {
 					return "", errors.New("this console cannot show " + a.Color)
 				}
+				c.mu.Lock()
 				c.background = a.Color
+				c.mu.Unlock()
 				return "Background changed to " + a.Color, nil
 			},
 		},
@@ -223,6 +234,24 @@ func TestFrontendTools(t *testing.T) {
 		})
 	}
 	harness.Run(t, agent(), cases)
+
+	// The same table explored: each case runs under many plans of its
+	// script besides its own, and must give the client the same
+	// conversation under every one. The tools run once per plan, several
+	// plans at once, so these clients are fresh and their record unread.
+	t.Run("explored", func(t *testing.T) {
+		var explored []harness.Case
+		for _, r := range rows {
+			explored = append(explored, harness.Case{
+				Name:     r.name,
+				Input:    r.input,
+				Script:   scripted.Script{Turns: r.turns},
+				Tools:    (&client{}).tools(),
+				NoGolden: true,
+			})
+		}
+		harness.Run(t, agent(), explored, harness.Options{Explore: &harness.Explore{Plans: 30}})
+	})
 }
 
 // toolResults returns the tool messages of a conversation: their content,

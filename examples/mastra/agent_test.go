@@ -1,8 +1,12 @@
 package mastra
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
+	"net"
+	"os"
+	"os/exec"
 	"strings"
 	"testing"
 	"time"
@@ -157,4 +161,90 @@ func textAfterCalls() harness.Case {
 			}
 		},
 	}
+}
+
+// TestExploreFindsTextAfterCalls: exploration finds what textAfterCalls
+// keeps, with no plan written by hand. Under the matrix's plans that put
+// the text between the fragments of the calls (matrix 13 is the first),
+// the text still reaches the client, but in another message than under
+// the plain plan of the same layout, each call whole and then the text:
+// there @ag-ui/mastra streams it under "<message id>-agui-text", which
+// the next step's text joins. The test fails once @ag-ui/mastra gives
+// each step's text an id of its own.
+//
+// The agent runs once, as a URL agent whose model is served at a fixed
+// address (Options.ModelAddr), so that no plan waits for Node to start.
+func TestExploreFindsTextAfterCalls(t *testing.T) {
+	oracle.Need(t, ".", "@ag-ui/mastra", "the Mastra agent")
+	llm, port := freeAddr(t), freeAddr(t)
+	_, portNumber, _ := net.SplitHostPort(port)
+	cmd := exec.Command("node", "server.mjs")
+	cmd.Env = append(os.Environ(), "PORT="+portNumber, "OPENAI_BASE_URL=http://"+llm+"/v1", "OPENAI_API_KEY=k")
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	exited := make(chan error, 1)
+	go func() { exited <- cmd.Wait() }()
+	defer func() {
+		_ = cmd.Process.Kill()
+		<-exited
+	}()
+	for {
+		c, err := net.Dial("tcp", port)
+		if err == nil {
+			c.Close()
+			break
+		}
+		select {
+		case err := <-exited:
+			exited <- err
+			t.Fatalf("server.mjs exited before listening on %s (%v):\n%s", port, err, out.String())
+		case <-t.Context().Done():
+			t.Fatalf("server.mjs did not listen on %s:\n%s", port, out.String())
+		case <-time.After(20 * time.Millisecond):
+		}
+	}
+
+	c := harness.Case{
+		Name:     "parallel",
+		Input:    harness.User("Paris or Rome tomorrow?"),
+		Script:   parallel(scripted.Plan{}),
+		NoGolden: true,
+		Explore:  &harness.Explore{Plans: 13},
+	}
+	r := harness.Options{ModelAddr: llm}.Test(t.Context(), harness.URL("http://"+port+"/"), c)
+	if r.Exploration == nil || r.Exploration.Failure == nil {
+		t.Fatalf("exploration found nothing: %v", r.Err())
+	}
+	f := r.Exploration.Failure
+	if !strings.HasPrefix(f.Found, "matrix 13 (split=bytes/1 order=round-robin,text-between") {
+		t.Errorf("the first failing plan: got %s, want matrix 13", f.Found)
+	}
+	if len(f.Problems) != 1 || !strings.Contains(f.Problems[0].Text, "the client's view differs from that of the plain plan of layout #1 text | text") {
+		t.Errorf("want the client's view to differ, and nothing else; got %v", r.Err())
+	}
+	// Shrunk to one call, whole, the text after its fragment.
+	got := f.Script.GoString()
+	for _, want := range []string{
+		"Calls: []scripted.Call{{ID: \"call_p\", Name: \"get_weather\"",
+		"Split: scripted.Split{By: scripted.Whole}",
+		"Order: scripted.Order{By: scripted.RoundRobin, Text: scripted.TextBetween}",
+	} {
+		if !strings.Contains(got, want) {
+			t.Errorf("the shrunk script lacks %s:\n%s", want, got)
+		}
+	}
+}
+
+// freeAddr returns a loopback address free now.
+func freeAddr(t *testing.T) string {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	return l.Addr().String()
 }

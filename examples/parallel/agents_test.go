@@ -224,6 +224,27 @@ func TestBuffering(t *testing.T) {
 	}))
 }
 
+// TestExplore: both agents give the client the same conversation under
+// every plan exploration tries (splits, orders, id styles, the stream
+// shapes of known integration bugs, seeded random plans), each checked
+// for fidelity to what the model said.
+func TestExplore(t *testing.T) {
+	for _, a := range []struct {
+		name  string
+		agent agentFunc
+	}{{"streaming", streaming}, {"buffering", buffering}} {
+		t.Run(a.name, func(t *testing.T) {
+			harness.Run(t, agent(a.agent), []harness.Case{{
+				Name:     "three-calls",
+				Input:    harness.User("Weather in Zürich and Tokyo, and 12.5 EUR in yen?"),
+				Script:   script(plans[0].plan),
+				Tools:    tools,
+				NoGolden: true,
+			}}, harness.Options{Explore: &harness.Explore{}})
+		})
+	}
+}
+
 // The merged goldens written for every plan and both agents are the same
 // file, byte for byte.
 func TestGoldensAgree(t *testing.T) {

@@ -1,5 +1,7 @@
 package parallel_test
 
-// goldie registers the -update flag, so that "go test ./... -update"
-// rewrites the goldens of this package's cases (see golden.Update).
-import _ "github.com/sebdah/goldie/v2"
+// testflags registers -update, so that "go test ./... -update" rewrites
+// the goldens of this package's cases (see golden.Update), and the
+// exploration budget and seed (-aguitest.explore, -aguitest.seed) of its
+// explored cases.
+import _ "github.com/aguitest/aguitest/harness/testflags"

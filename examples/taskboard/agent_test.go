@@ -291,7 +291,9 @@ func TestTaskBoard(t *testing.T) {
 			cases[i].Tools = boardTools(all...)
 		}
 	}
-	harness.Run(t, agent(), cases)
+	// Each case is explored: run under many plans of its script besides
+	// its own, and must give the client the same board under every one.
+	harness.Run(t, agent(), cases, harness.Options{Explore: &harness.Explore{Plans: 30}})
 	// The same cases and goldens over the protobuf encoding.
 	t.Run("protobuf", func(t *testing.T) {
 		harness.Run(t, agent(), cases, harness.Options{Accept: agui.MediaTypeProto})

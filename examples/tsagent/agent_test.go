@@ -93,7 +93,10 @@ func TestTypeScriptAgent(t *testing.T) {
 			},
 		},
 	}
-	harness.Run(t, agent, cases)
+	// Each case is explored: run under plans of its script besides its
+	// own (a program started for each, so a small budget), and must give
+	// the client the same conversation under every one.
+	harness.Run(t, agent, cases, harness.Options{Explore: &harness.Explore{Plans: 12}})
 	// The same cases and goldens over the protobuf encoding, which
 	// @ag-ui/encoder answers when the request asks for it.
 	t.Run("protobuf", func(t *testing.T) {

@@ -78,7 +78,10 @@ async function run(input: RunAgentInput, send: (e: BaseEvent) => void): Promise<
         : {}),
     });
     let textOpen = false;
-    const calls = new Map<number, string>();
+    // Calls are keyed by their index, or by their id on a stream that
+    // sends no index (some OpenAI-compatible servers put the id on every
+    // delta instead).
+    const calls = new Map<number | string, string>();
     for await (const chunk of stream) {
       const delta = chunk.choices[0]?.delta;
       if (!delta) continue;
@@ -90,10 +93,11 @@ async function run(input: RunAgentInput, send: (e: BaseEvent) => void): Promise<
         send({ type: EventType.TEXT_MESSAGE_CONTENT, messageId, delta: delta.content } as BaseEvent);
       }
       for (const tc of delta.tool_calls ?? []) {
-        let id = calls.get(tc.index);
+        const key = tc.index ?? tc.id ?? "";
+        let id = calls.get(key);
         if (id === undefined) {
-          id = tc.id ?? `${input.runId}-call-${tc.index}`;
-          calls.set(tc.index, id);
+          id = tc.id ?? `${input.runId}-call-${calls.size}`;
+          calls.set(key, id);
           send({
             type: EventType.TOOL_CALL_START,
             toolCallId: id,
