@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/aguitest/aguitest/agui"
@@ -327,8 +328,24 @@ func Battery(cfg Config) []Scenario {
 		s.Case.Allow = cfg.Allow
 		s.Case.Enable = cfg.Enable
 		s.Case.Check = checksFor(s.Name, s.Case, cfg)
+		if cfg.Explore != nil && explorable(s.Name) {
+			x := *cfg.Explore
+			s.Case.Explore = &x
+		}
 	}
 	return out
+}
+
+// explorable reports whether a scenario means the same under every plan
+// of its script: not those whose point is a stream cut or failed where
+// the script says.
+func explorable(name string) bool {
+	base, _, _ := strings.Cut(name, "/")
+	switch Name(base) {
+	case Provider500, Provider429, ProviderDisconnect, ProviderMalformed, ClientDisconnect:
+		return false
+	}
+	return true
 }
 
 // stateDoc is the client's state in the State scenario.

@@ -81,3 +81,21 @@ func TestInterruptByReason(t *testing.T) {
 		assert.Equal(t, conform.Pass, rep.Results[0].Status, "%v", rep.Results[0].Problems)
 	}
 }
+
+// Under exploration, each scenario that streams a model's answer runs
+// under other plans too: the correct agent passes under every one, and
+// an agent that drops the last of parallel calls fails.
+func TestBatteryExplored(t *testing.T) {
+	cfg := refConfig
+	cfg.Explore = &harness.Explore{Plans: 12, Seed: 3}
+	rep := conform.Run(t.Context(), harness.Func(refAgent{}.Run), cfg)
+	explored := 0
+	for _, r := range rep.Results {
+		assert.Equal(t, conform.Pass, r.Status, "%s: %v", r.Name, r.Problems)
+		if r.Harness.Exploration != nil {
+			explored++
+			assert.Contains(t, strings.Join(r.Notes, "\n"), "explored under ")
+		}
+	}
+	assert.Equal(t, 13, explored, "every scenario but the four provider failures and client-disconnect")
+}

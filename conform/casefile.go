@@ -71,6 +71,7 @@ var Schema []byte
 //	      - {tool: delete_file, payload: {approved: true}}   # or reason:, cancel: true
 //	    profile: strict             # or reference; also allow: and enable: [RULE]
 //	    golden: merged              # wire, or none
+//	    explore: {plans: 50, seed: 7}   # also run it under 50 other plans of its script
 //	    want_error: {message: "rate limit"}   # a run must end in RUN_ERROR (true: any)
 //	    expect:
 //	      text: {matches: "18°C"}   # the last assistant text; a plain value must be equal
@@ -171,6 +172,12 @@ func ParseCases(name string, data []byte) (*CaseFile, error) {
 				errs = append(errs, err)
 			}
 		}
+		if x := fc.Explore; x != nil {
+			if x.Plans < 0 {
+				bad(yamlfile.Field(node, "explore"), "explore: plans %d is negative", x.Plans)
+			}
+			c.Explore = &harness.Explore{Plans: x.Plans, Seed: x.Seed}
+		}
 		if fc.WantError != nil && fc.WantError.want != nil {
 			c.WantError = fc.WantError.want
 		}
@@ -198,7 +205,7 @@ func ParseCases(name string, data []byte) (*CaseFile, error) {
 var typeNames = strings.NewReplacer(
 	"in casesFile", "in the file", "in fileCase", "in a case", "in fileInput", "in input",
 	"in fileTool", "in a tool", "in fileAnswer", "in an answer", "in fileExpect", "in expect",
-	"in fileCall", "in a call", "in fileCtx", "in a context",
+	"in fileCall", "in a call", "in fileExplore", "in explore", "in fileCtx", "in a context",
 	"in configFile", "in the configuration", "in configTool", "in a tool", "in configInterrupt", "in an interrupt",
 	"in scripted.Script", "in script", "in Script", "in script", "in Turn", "in a turn",
 )
@@ -238,7 +245,14 @@ type fileCase struct {
 	Golden    goldenView      `yaml:"golden"`
 	WantError *wantError      `yaml:"want_error"`
 	MaxRuns   int             `yaml:"max_runs"`
+	Explore   *fileExplore    `yaml:"explore"`
 	Expect    *fileExpect     `yaml:"expect"`
+}
+
+// fileExplore is explore: the budget and seed of the case's exploration.
+type fileExplore struct {
+	Plans int    `yaml:"plans"`
+	Seed  uint64 `yaml:"seed"`
 }
 
 type fileInput struct {

@@ -29,6 +29,7 @@ cases:
       turns:
         - calls: [{name: get_forecast, args: '{"city":"Paris"}'}]
         - text: It is 18°C in Paris.
+    explore: {plans: 5, seed: 2}
     expect:
       text: {matches: "18°C"}
       calls:
@@ -76,7 +77,7 @@ func TestLoadCases(t *testing.T) {
 	f, err := conform.ParseCases("desk.yaml", []byte(deskCases))
 	require.NoError(t, err)
 	assert.Equal(t, 5*time.Second, f.Timeout)
-	assert.Equal(t, []int{4, 18, 37, 45}, f.Lines)
+	assert.Equal(t, []int{4, 19, 38, 46}, f.Lines)
 	assert.Equal(t, filepath.Join("testdata", "desk"), f.GoldenDir())
 	require.Len(t, f.Cases, 4)
 	forecast, contact, del, outage := f.Cases[0], f.Cases[1], f.Cases[2], f.Cases[3]
@@ -87,6 +88,7 @@ func TestLoadCases(t *testing.T) {
 	assert.Len(t, forecast.Script.Turns, 2)
 	assert.NotNil(t, forecast.Check)
 	assert.Equal(t, golden.Merged, forecast.Golden)
+	assert.Equal(t, &harness.Explore{Plans: 5, Seed: 2}, forecast.Explore)
 
 	require.Len(t, contact.Tools, 2)
 	got, err := contact.Tools[0].Run(t.Context(), json.RawMessage(`{"name":"Zoë"}`))
@@ -115,6 +117,7 @@ func TestCaseFileRuns(t *testing.T) {
 	o := harness.Options{Dir: t.TempDir(), Update: true, Timeout: 10 * time.Second}
 	for i, rep := range o.TestAll(t.Context(), harness.Func(refAgent{}.Run), f.Cases) {
 		assert.Empty(t, rep.Problems, "case %s", f.Cases[i].Name)
+		assert.Equal(t, i == 0, rep.Exploration != nil, "case %s: explored only when it says so", f.Cases[i].Name)
 	}
 	// The goldens written are compared on the next pass.
 	o.Update = false

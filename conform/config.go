@@ -39,6 +39,12 @@ type Config struct {
 	Only, Skip []string
 	// Timeout bounds each run of a scenario; 0 means DefaultTimeout.
 	Timeout time.Duration
+	// Explore, when set, also runs each scenario that streams a model's
+	// answer (not the provider failures, nor client-disconnect, whose
+	// point is a stream cut where it is) under other plans of its script,
+	// within Explore.Plans (harness.Explore): every plan must verify, pass
+	// the fidelity checks and leave the client with the same view.
+	Explore *harness.Explore
 	// RecordDir, when set, keeps a recording of each scenario, its runs
 	// and the model's exchanges, in RecordDir (harness.Options.RecordDir;
 	// Result.Recording names the file), for "aguitest show".

@@ -39,6 +39,13 @@
 // text of two of the model's turns. Call ids are the server's to choose,
 // so the model's requests are checked by what their results say.
 //
+// With Config.Explore, each scenario that streams a model's answer also
+// runs under other plans of its script (harness.Explore): every plan must
+// verify, pass the fidelity checks and leave the client with the same
+// view; a failing plan is shrunk. The provider failures and
+// client-disconnect are not explored: their point is a stream cut where
+// the script cuts it.
+//
 // The scripted LLM serves every provider wire (OpenAI Chat Completions and
 // Responses, Anthropic Messages, Gemini) from one base URL. A scenario
 // whose plan the server's wire cannot carry (interleaved calls on Gemini)

@@ -162,6 +162,9 @@ func runScenario(ctx context.Context, o harness.Options, agent harness.Agent, s 
 			res.Notes = t.notes
 		}
 	}
+	if x := res.Harness.Exploration; x != nil {
+		res.Notes = append(res.Notes, "explored under "+x.String())
+	}
 	res.Status = Pass
 	if len(res.Problems) > 0 {
 		res.Status = Fail

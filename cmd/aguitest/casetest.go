@@ -63,6 +63,9 @@ Flags:
   --path PATH       the AG-UI endpoint's path (default /)
   --run REGEXP      run only the cases whose names match
   --update          write the golden files instead of comparing them
+  --plans N         explore every case under N other plans of its script
+                    (default: as the case's explore: says, or none)
+  --seed S          the seed of the random plans (default 1)
   --timeout D       each run's bound (default: the file's timeout:, or 20s)
   --record DIR      keep each case's recording in DIR/NAME (for aguitest show)
   -v                print each case as it starts and passes
@@ -87,6 +90,8 @@ func cmdTest(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	runPattern := fs.String("run", "", "run only the cases whose names match")
 	update := fs.Bool("update", false, "write the golden files")
 	timeout := fs.Duration("timeout", 0, "each run's bound")
+	plans := fs.Int("plans", 0, "plans to explore every case under")
+	seed := fs.Uint64("seed", 0, "the seed of the random plans")
 	recordDir := fs.String("record", "", "keep recordings in this directory")
 	verbose := fs.Bool("v", false, "print each case as it starts and passes")
 	schema := fs.Bool("schema", false, "print the JSON Schema")
@@ -114,6 +119,10 @@ func cmdTest(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 	if *timeout < 0 {
 		return fail("--timeout %v is negative", *timeout)
+	}
+	explore, err := exploreFlags(*plans, *seed)
+	if err != nil {
+		return fail("%v", err)
 	}
 	var loaded []*conform.CaseFile
 	bad := false
@@ -154,6 +163,11 @@ func cmdTest(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 			// One folder per file, as the goldens: case names are a file's own.
 			o.RecordDir = filepath.Join(*recordDir, filepath.Base(f.GoldenDir()))
 		}
+		if explore != nil {
+			for i := range f.Cases {
+				f.Cases[i].Explore = explore
+			}
+		}
 		if code := testFile(ctx, stdout, pal, o, agent, f, sel, *verbose); code > exit {
 			exit = code
 		}
@@ -183,6 +197,9 @@ func testFile(ctx context.Context, w io.Writer, pal palette, o harness.Options, 
 		caseStart := time.Now()
 		rep := o.Test(ctx, agent, c)
 		took := time.Since(caseStart).Seconds()
+		if verbose && rep.Exploration != nil {
+			fmt.Fprintf(w, "    %s:%d: explored under %s\n", f.Path, f.Lines[i], rep.Exploration)
+		}
 		if !rep.Failed() {
 			if verbose {
 				fmt.Fprintf(w, "--- %s: %s (%.2fs)\n", pal.green("PASS"), c.Name, took)

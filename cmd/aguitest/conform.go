@@ -54,6 +54,10 @@ Flags:
   --only NAME,...     run only these scenarios (names or patterns: provider-*)
   --skip NAME,...     leave these out
   --timeout D         each run's bound (default 20s): a run that takes longer hangs
+  --plans N           also run each scenario that streams an answer under N other
+                      plans of its script (exploration; default 0: none); every
+                      plan must verify and leave the client with the same view
+  --seed S            the seed of the random plans (default 1)
   --json              print JSON Lines (one object per scenario, then a summary)
   --html FILE         write a page with each failing scenario's timeline
   --record DIR        keep each scenario's recording in DIR (for aguitest show)
@@ -112,6 +116,8 @@ func cmdConform(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	fs.Var(&only, "only", "scenarios to run")
 	fs.Var(&skip, "skip", "scenarios to leave out")
 	timeout := fs.Duration("timeout", 0, "each run's bound")
+	plans := fs.Int("plans", 0, "plans to explore each scenario under")
+	seed := fs.Uint64("seed", 0, "the seed of the random plans")
 	asJSON := fs.Bool("json", false, "print JSON Lines")
 	htmlOut := fs.String("html", "", "write an HTML page")
 	recordDir := fs.String("record", "", "keep recordings in this directory")
@@ -161,6 +167,11 @@ func cmdConform(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 	if err := cfg.CheckPatterns(); err != nil {
 		return fail("%v", err)
+	}
+	if x, err := exploreFlags(*plans, *seed); err != nil {
+		return fail("%v", err)
+	} else if x != nil {
+		cfg.Explore = x
 	}
 	if *list {
 		listScenarios(stdout, cfg)
@@ -222,6 +233,20 @@ func cmdConform(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return 1
 	}
 	return 0
+}
+
+// exploreFlags makes the exploration of --plans and --seed: nil when
+// --plans is 0.
+func exploreFlags(plans int, seed uint64) (*harness.Explore, error) {
+	switch {
+	case plans < 0:
+		return nil, fmt.Errorf("--plans %d is negative", plans)
+	case plans == 0 && seed != 0:
+		return nil, fmt.Errorf("--seed goes with --plans N")
+	case plans == 0:
+		return nil, nil
+	}
+	return &harness.Explore{Plans: plans, Seed: seed}, nil
 }
 
 // defaultModelAddr is where the scripted LLM listens for a server given by
