@@ -12,7 +12,8 @@ import (
 )
 
 // The weather desk takes the conformance battery, its own tool
-// get_forecast included; the report is kept in testdata/conform.golden.
+// get_forecast included, each scenario that streams an answer explored
+// under 20 other plans; the report is kept in testdata/conform.golden.
 // In a Go test the battery runs against the handler in process, as
 // "aguitest conform --cmd" runs it against the program.
 func TestConform(t *testing.T) {
@@ -20,7 +21,8 @@ func TestConform(t *testing.T) {
 		return New(Options{BaseURL: env.BaseURL, APIKey: env.APIKey, Model: "claude-test"})
 	})
 	rep := conform.Run(t.Context(), agent, conform.Config{
-		Tools: []conform.ServerTool{{Name: "get_forecast", Args: json.RawMessage(`{"city":"Paris"}`), Result: &conform.Value{Matches: `"tempC"`}}},
+		Tools:   []conform.ServerTool{{Name: "get_forecast", Args: json.RawMessage(`{"city":"Paris"}`), Result: &conform.Value{Matches: `"tempC"`}}},
+		Explore: &harness.Explore{Plans: 20},
 	})
 	var b bytes.Buffer
 	if err := rep.WriteJSON(&b, true); err != nil {
