@@ -216,7 +216,12 @@ func (r *funcRunner) run(ctx context.Context, input agui.RunAgentInput, rcv rece
 // ANTHROPIC_API_KEY, GOOGLE_GEMINI_BASE_URL and GEMINI_API_KEY) and has
 // PORT naming a free loopback port, on which it must serve AG-UI (POST to
 // Path, "/" by default). The harness waits until the port accepts
-// connections and stops the program after the case.
+// connections and stops the program after the case. The port is drawn
+// from 20000-31999, below the kernel's ephemeral ports, and claimed for
+// the machine while the program runs (a lock on a file in
+// $TMPDIR/aguitest-ports), so that programs started by other aguitest
+// processes at once, such as the test binaries of other packages, never
+// get the same one.
 func Command(name string, args ...string) *CommandAgent {
 	return &CommandAgent{Name: name, Args: args, Path: "/"}
 }
@@ -355,21 +360,29 @@ func tail(s string, lines int) string {
 //
 // A port handed out stays held until its program has stopped
 // (releasePort), so that programs started at once (the plans of an
-// explored case, parallel cases) never get the same one.
+// explored case, parallel cases) never get the same one; and it is
+// claimed for the machine (lockPort), so that neither do programs started
+// by another aguitest process, such as another package's test binary.
 func freePort() (int, error) {
 	portsMu.Lock()
 	defer portsMu.Unlock()
-	for range 50 {
+	for range 100 {
 		port := 20000 + rand.IntN(12000)
-		if portsHeld[port] {
+		if portsHeld[port] != nil {
 			continue
 		}
-		l, err := net.Listen("tcp", net.JoinHostPort("127.0.0.1", strconv.Itoa(port)))
-		if err == nil {
-			l.Close()
-			portsHeld[port] = true
-			return port, nil
+		release, ok := lockPort(port)
+		if !ok {
+			continue // another aguitest process's program has it
 		}
+		l, err := net.Listen("tcp", net.JoinHostPort("127.0.0.1", strconv.Itoa(port)))
+		if err != nil {
+			release()
+			continue
+		}
+		l.Close()
+		portsHeld[port] = release
+		return port, nil
 	}
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -377,20 +390,28 @@ func freePort() (int, error) {
 	}
 	defer l.Close()
 	port := l.Addr().(*net.TCPAddr).Port
-	portsHeld[port] = true
+	release, ok := lockPort(port)
+	if !ok {
+		release = func() {} // the kernel's pick: held in this process only
+	}
+	portsHeld[port] = release
 	return port, nil
 }
 
-// The ports freePort handed out to programs still running.
+// The ports freePort handed out to programs still running, with what ends
+// their claim.
 var (
 	portsMu   sync.Mutex
-	portsHeld = map[int]bool{}
+	portsHeld = map[int]func(){}
 )
 
 // releasePort gives back a port of freePort once its program has stopped.
 func releasePort(port int) {
 	portsMu.Lock()
 	defer portsMu.Unlock()
+	if release := portsHeld[port]; release != nil {
+		release()
+	}
 	delete(portsHeld, port)
 }
 
