@@ -265,6 +265,7 @@ func (a *CommandAgent) start(ctx context.Context, env Env) (runner, error) {
 	var out lockedBuffer
 	cmd.Stdout = &out
 	cmd.Stderr = &out
+	ownGroup(cmd)
 	if err := cmd.Start(); err != nil {
 		releasePort(port)
 		return nil, fmt.Errorf("start %s: %w", a.Name, err)
@@ -315,22 +316,29 @@ type commandRunner struct {
 	port   int
 }
 
+// kill stops the program and what it started (its process group): an
+// interrupt first, as Ctrl-C would, then a kill after 5 seconds.
 func (r *commandRunner) kill() {
-	_ = r.cmd.Process.Signal(os.Interrupt)
+	_ = signalGroup(r.cmd, os.Interrupt)
 	select {
 	case err := <-r.exited:
 		r.exited <- err
 	case <-time.After(5 * time.Second):
-		_ = r.cmd.Process.Kill()
+		_ = signalGroup(r.cmd, os.Kill)
 		r.exited <- <-r.exited
 	}
+	// Children that outlived the program's interrupt go with it.
+	_ = signalGroup(r.cmd, os.Kill)
 	releasePort(r.port)
 }
 
 func (r *commandRunner) run(ctx context.Context, input agui.RunAgentInput, rcv receiver) error {
 	err := r.httpRunner.run(ctx, input, rcv)
 	if err != nil {
-		return fmt.Errorf("%w\nagent output:\n%s", err, tail(r.out.String(), 40))
+		if out := tail(r.out.String(), 40); out != "" {
+			return fmt.Errorf("%w\nagent output:\n%s", err, out)
+		}
+		return fmt.Errorf("%w (the agent printed nothing)", err)
 	}
 	return nil
 }

@@ -40,6 +40,16 @@
 //		}})
 //	}
 //
+// A run that finishes with the outcome "interrupt" (an approval, a value
+// the agent needs) is resumed as a client must resume it: HttpAgent lets
+// a thread go on only with a resume entry for every pending interrupt, so
+// the harness posts the next run with one per interrupt, from the case's
+// [Answer]s (Case.Answers: resolve with a payload, or cancel, chosen by
+// the interrupt's reason or the tool of its call). Case.Leave makes the
+// client leave a run part way through, as a user who closes the tab; the
+// case goes on with its follow-ups, which show whether the agent still
+// serves the thread.
+//
 // Golden files live in testdata/<TestName>/<case>.golden; "go test -update"
 // writes them, and a missing one fails with a hint to do so. The merged
 // view (the default) shows the messages and state the client holds after

@@ -1,8 +1,11 @@
 package harness
 
 import (
+	"io"
+	"log"
 	"net/http"
 	"net/http/httptest"
+	"net/http/httputil"
 	"net/url"
 	"strings"
 	"sync"
@@ -31,6 +34,11 @@ func newLLMProxy(base string) *llmProxy {
 	}
 	p := &llmProxy{}
 	proxy := recorder.ProviderProxy(target, &recorder.Transport{})
+	if rp, ok := proxy.(*httputil.ReverseProxy); ok {
+		// A stream the script breaks off (a disconnect fault) is what the
+		// case is about, not news for the test's output.
+		rp.ErrorLog = log.New(io.Discard, "", 0)
+	}
 	p.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		p.mu.Lock()
 		sink := p.sink

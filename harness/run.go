@@ -58,6 +58,15 @@ type Case struct {
 	MaxRuns int
 	// Accept, when set, replaces Options.Accept for this case.
 	Accept string
+	// Answers answer the interrupts of a run that finishes with the
+	// outcome "interrupt", as a client must before the thread goes on:
+	// the harness posts the next run with a resume entry for each
+	// interrupt, from the first answer that matches it. An interrupt no
+	// answer matches fails the case (ProblemInterrupt).
+	Answers []Answer
+	// Leave, when set, makes the client leave a run part way through, as
+	// a user who closes the tab; the case goes on with its follow-ups.
+	Leave *Leave
 	// Explore, when set, also runs the case under many other plans of its
 	// script and reports the first under which it fails, shrunk (see
 	// Explore); nil leaves it to Options.Explore.
@@ -140,8 +149,16 @@ type RunResult struct {
 	// Violations are the verifier's findings.
 	Violations []agui.Violation
 	// Err is why the run failed to complete (transport, stream syntax,
-	// agent error), or nil.
+	// agent error, the timeout), or nil.
 	Err error
+	// Interrupts are the interrupts of the run's RUN_FINISHED, when it
+	// finished with the outcome "interrupt"; the next run's Input.Resume
+	// answers them.
+	Interrupts []Interrupt
+	// Left says the client left the run part way through (Case.Leave):
+	// Events are what came before, and the end of the stream is not
+	// verified.
+	Left bool
 }
 
 // Events returns the events of every run, in order.

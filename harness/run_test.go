@@ -9,6 +9,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -247,6 +248,11 @@ func TestCommandAgentZeroValue(t *testing.T) {
 func TestChildAgent(t *testing.T) {
 	if os.Getenv("AGUITEST_HARNESS_AGENT") == "" {
 		t.Skip("runs only as TestCommandAgentZeroValue's agent")
+	}
+	if f := os.Getenv("PIDFILE"); f != "" {
+		if err := os.WriteFile(f, []byte(strconv.Itoa(os.Getpid())), 0o644); err != nil {
+			t.Fatal(err)
+		}
 	}
 	t.Fatal(http.ListenAndServe("127.0.0.1:"+os.Getenv("PORT"), pong))
 }

@@ -54,9 +54,20 @@ func (s *session) run() *Result {
 			s.rep.causef(ProblemRun, n, "run %d: %v", n, run.Err)
 			break
 		}
-		pending := pendingCalls(run.Events, tools)
+		var pending []pendingCall
+		var resumed []agui.ResumeEntry
+		if !run.Left {
+			pending = pendingCalls(run.Events, tools)
+			if len(run.Interrupts) > 0 {
+				var err error
+				if resumed, err = resume(run.Interrupts, s.c.Answers, s.callName, time.Now()); err != nil {
+					s.rep.errorf(ProblemInterrupt, n, "run %d ended with outcome interrupt: %v", n, err)
+					break
+				}
+			}
+		}
 		var added []agui.Message
-		if len(pending) == 0 {
+		if len(pending) == 0 && len(resumed) == 0 {
 			if len(followUps) == 0 {
 				break
 			}
@@ -73,7 +84,7 @@ func (s *session) run() *Result {
 		}
 		s.view.AddMessages(added...)
 		if n >= maxRuns {
-			s.rep.errorf(ProblemSettle, n, "run %d: the conversation has not settled after %s (MaxRuns); pending frontend calls: %v", n, words.Count(maxRuns, "run", "runs"), pending)
+			s.rep.errorf(ProblemSettle, n, "run %d: the conversation has not settled after %s (MaxRuns); %s", n, words.Count(maxRuns, "run", "runs"), unsettled(pending, run.Interrupts))
 			break
 		}
 		input = agui.RunAgentInput{
@@ -83,11 +94,44 @@ func (s *session) run() *Result {
 			Tools:          first.Tools,
 			Context:        first.Context,
 			ForwardedProps: first.ForwardedProps,
+			Resume:         resumed,
 		}
 	}
 	res.Messages = s.view.Messages()
 	res.State = s.view.State()
 	return res
+}
+
+// callName returns the name of the tool call with that id the client
+// holds, or "".
+func (s *session) callName(id string) string {
+	for _, m := range s.view.Messages() {
+		for _, tc := range m.ToolCalls {
+			if tc.ID == id {
+				return tc.Function.Name
+			}
+		}
+	}
+	return ""
+}
+
+// unsettled says what keeps a conversation going.
+func unsettled(pending []pendingCall, interrupts []Interrupt) string {
+	var parts []string
+	if len(pending) > 0 {
+		parts = append(parts, fmt.Sprintf("pending frontend calls: %v", pending))
+	}
+	if len(interrupts) > 0 {
+		ids := make([]string, len(interrupts))
+		for i, in := range interrupts {
+			ids[i] = in.ID
+		}
+		parts = append(parts, fmt.Sprintf("interrupts answered: %s", strings.Join(ids, ", ")))
+	}
+	if len(parts) == 0 {
+		return "follow-ups left"
+	}
+	return strings.Join(parts, "; ")
 }
 
 // requestMessages are the messages the client sends with its next request:
@@ -149,16 +193,48 @@ func (s *session) post(n int, input agui.RunAgentInput) RunResult {
 	}
 	ctx, cancel := context.WithTimeout(s.ctx, timeout)
 	defer cancel()
+	if l := s.c.Leave; l != nil && l.run() == n {
+		rs.leave = l
+		var stop context.CancelFunc
+		ctx, stop = context.WithCancel(ctx)
+		rs.stop = stop
+		if l.Wait > 0 {
+			t := time.AfterFunc(l.Wait, rs.goAway)
+			defer t.Stop()
+		}
+	}
 	err := s.r.run(ctx, input, receiver{response: rs.response, losses: rs.losses, frame: rs.frame, event: rs.event})
 	rs.mu.Lock()
 	rs.done = true
+	left := rs.run.Left
 	rs.mu.Unlock()
+	if left {
+		// The client closed the connection: what came is what the run
+		// is, and its end is not the agent's to answer for.
+		return rs.run
+	}
 	if err != nil && !errors.Is(err, errStopped) {
+		if errors.Is(ctx.Err(), context.DeadlineExceeded) && s.ctx.Err() == nil {
+			err = fmt.Errorf("the run did not end within %v (Options.Timeout): %w", timeout, err)
+		}
 		rs.run.Err = err
 		return rs.run
 	}
 	rs.violations(rs.v.Finish(), 0)
+	rs.run.Interrupts = interrupts(rs.run.Events)
 	return rs.run
+}
+
+// goAway makes the client leave the run (Case.Leave).
+func (rs *runStream) goAway() {
+	rs.mu.Lock()
+	defer rs.mu.Unlock()
+	if rs.done {
+		return
+	}
+	rs.done = true
+	rs.run.Left = true
+	rs.stop()
 }
 
 // runStream is one run as it arrives, checked as it comes.
@@ -172,6 +248,10 @@ type runStream struct {
 
 	mu   sync.Mutex // a Func agent may emit from its own goroutines
 	done bool       // the run is over: what still comes is refused
+
+	leave   *Leave             // when the client leaves (Case.Leave); nil: it stays
+	counted int                // the events received that count towards leaving
+	stop    context.CancelFunc // closes the connection when the client leaves
 }
 
 // violations reports the verifier's findings, the event's line when known.
@@ -243,6 +323,15 @@ func (rs *runStream) event(e agui.Event, line int) error {
 	}
 	for _, w := range view.Warnings()[warned:] {
 		rs.s.rep.errorf(ProblemClient, rs.n, "run %d: event %d (%s): %s", rs.n, i+1, w.Type, w.Message)
+	}
+	if rs.leave != nil && rs.leave.counts(e) {
+		rs.counted++
+	}
+	if rs.leave != nil && rs.counted >= rs.leave.after() {
+		rs.done = true
+		rs.run.Left = true
+		rs.stop()
+		return errStopped
 	}
 	return nil
 }

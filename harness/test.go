@@ -30,6 +30,9 @@ type Report struct {
 	// a RUN_ERROR the case does not expect, a request that failed), then
 	// the rest in the order found. None means the case passed.
 	Problems []Problem
+	// Recording is the file of the case's recording, when
+	// Options.RecordDir is set and the case ran.
+	Recording string
 	// Exploration is what exploring the case found, when it was explored
 	// (Case.Explore, Options.Explore); a failing plan is also one of
 	// Problems (ProblemExplore).
@@ -90,6 +93,10 @@ const (
 	ProblemClient ProblemKind = "client"
 	// ProblemSettle: the conversation did not settle within MaxRuns.
 	ProblemSettle ProblemKind = "settle"
+	// ProblemInterrupt: a run finished with an interrupt the case does not
+	// answer (Case.Answers), or one past its expiry that it would resolve;
+	// a client cannot go on with the thread.
+	ProblemInterrupt ProblemKind = "interrupt"
 	// ProblemModel: the scripted LLM was not used as scripted (turns
 	// left unused, unexpected requests, failed request expectations).
 	ProblemModel ProblemKind = "model"
@@ -125,14 +132,24 @@ const (
 func (o Options) Test(ctx context.Context, agent Agent, c Case) Report {
 	rep := &report{on: o.OnProblem}
 	res := o.test(ctx, rep, agent, c)
+	r := Report{Case: c.Name, Result: res}
 	if x := o.exploreOf(c); x != nil && res != nil {
 		xp, p := o.explore(ctx, agent, c, res, rep.problems(), *x)
 		if p != nil {
 			rep.add(*p)
 		}
-		return Report{Case: c.Name, Result: res, Problems: rep.problems(), Exploration: xp}
+		r.Exploration = xp
 	}
-	return Report{Case: c.Name, Result: res, Problems: rep.problems()}
+	r.Problems = rep.problems()
+	if o.RecordDir != "" && res != nil {
+		r.Recording = o.recording(c.Name)
+	}
+	return r
+}
+
+// recording is the file of a case's recording under RecordDir.
+func (o Options) recording(name string) string {
+	return filepath.Join(o.RecordDir, goldenName(name)+".jsonl")
 }
 
 // TestAll runs each case of a table as Test does and returns their reports
@@ -219,7 +236,7 @@ func (o Options) test(ctx context.Context, rep *report, agent Agent, c Case) *Re
 	if o.RecordDir != "" {
 		if err := os.MkdirAll(o.RecordDir, 0o755); err != nil {
 			rep.errorf(ProblemRecording, 0, "recording: %v", err)
-		} else if rec, err = recorder.Create(filepath.Join(o.RecordDir, goldenName(c.Name)+".jsonl"), recorder.Header{Source: "harness"}); err != nil {
+		} else if rec, err = recorder.Create(o.recording(c.Name), recorder.Header{Source: "harness"}); err != nil {
 			rep.errorf(ProblemRecording, 0, "recording: %v", err)
 		} else {
 			defer func() {

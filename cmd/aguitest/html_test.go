@@ -74,6 +74,31 @@ func chromium(t *testing.T) string {
 	return ""
 }
 
+// browsePage runs headless Chromium on the page file with args
+// (--dump-dom, --screenshot=FILE) and returns its standard output.
+func browsePage(t *testing.T, bin, page string, args ...string) []byte {
+	t.Helper()
+	// Chromium may leave files behind in its profile after exiting, so
+	// the profile is not under t.TempDir, whose cleanup would fail.
+	profile, err := os.MkdirTemp("", "aguitest-chromium-*")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer os.RemoveAll(profile)
+	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+	defer cancel()
+	base := []string{"--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+		"--disable-background-networking", "--disable-component-update", "--disable-sync",
+		"--user-data-dir=" + profile, "--window-size=1400,900"}
+	cmd := exec.CommandContext(ctx, bin, append(append(base, args...), "file://"+page)...)
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("%s %s: %v\n%s", bin, strings.Join(args, " "), err, stderr.String())
+	}
+	return stdout.Bytes()
+}
+
 // TestHTMLInBrowser renders the timeline in headless Chromium: the rendered
 // DOM must hold the lanes and labels, and the screenshot must show the
 // lanes' colours and the violation's red.
@@ -81,29 +106,10 @@ func TestHTMLInBrowser(t *testing.T) {
 	bin := chromium(t)
 	dir := t.TempDir()
 	page := writePage(t, dir, "testdata/show/faults.jsonl")
-	url := "file://" + page
 
 	browse := func(args ...string) []byte {
 		t.Helper()
-		// Chromium may leave files behind in its profile after exiting, so
-		// the profile is not under t.TempDir, whose cleanup would fail.
-		profile, err := os.MkdirTemp("", "aguitest-chromium-*")
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer os.RemoveAll(profile)
-		ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
-		defer cancel()
-		base := []string{"--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-			"--disable-background-networking", "--disable-component-update", "--disable-sync",
-			"--user-data-dir=" + profile, "--window-size=1400,900"}
-		cmd := exec.CommandContext(ctx, bin, append(append(base, args...), url)...)
-		var stdout, stderr bytes.Buffer
-		cmd.Stdout, cmd.Stderr = &stdout, &stderr
-		if err := cmd.Run(); err != nil {
-			t.Fatalf("%s %s: %v\n%s", bin, strings.Join(args, " "), err, stderr.String())
-		}
-		return stdout.Bytes()
+		return browsePage(t, bin, page, args...)
 	}
 
 	dom := string(browse("--dump-dom"))

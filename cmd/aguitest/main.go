@@ -19,6 +19,8 @@
 //	llm replay serve a recording's provider exchanges to an agent
 //	explore    run a scripted LLM file against an agent in any language under many stream
 //	           shapes, and shrink a failing one to the smallest script
+//	conform    run the conformance battery against an AG-UI server
+//	test       run a file of cases against an AG-UI agent in any language
 //
 // "aguitest <command> --help" prints a command's flags and an example.
 // Errors go to standard error and name the file and line. Colour is used
@@ -58,6 +60,8 @@ func commands() []command {
 		{"serve", "serve a recording as an AG-UI endpoint", cmdServe},
 		{"record", "record runs through a proxy to an AG-UI server", cmdRecord},
 		{"explore", "run a script against an agent under many stream shapes; shrink a failure", cmdExplore},
+		{"conform", "run the conformance battery against an AG-UI server", cmdConform},
+		{"test", "run a file of cases (input, script, expectations, goldens) against an AG-UI agent", cmdTest},
 	}
 }
 

@@ -33,6 +33,7 @@ func TestMain(m *testing.M) {
 				os.Exit(1)
 			}
 		},
+		"weatherdesk": func() { os.Exit(weatherDesk(os.Args[1:])) },
 	})
 }
 

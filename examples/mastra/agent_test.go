@@ -22,8 +22,14 @@ import (
 func agent(t *testing.T) harness.Agent {
 	t.Helper()
 	oracle.Need(t, ".", "@ag-ui/mastra", "the Mastra agent")
-	return harness.Command("node", "server.mjs")
+	a := harness.Command("node", "server.mjs")
+	a.StartTimeout = startTimeout
+	return a
 }
+
+// startTimeout bounds the server's start: loading Mastra takes seconds,
+// and more on a busy machine.
+const startTimeout = 2 * time.Minute
 
 // showOnMap is the client's tool: the harness runs it as a frontend would.
 var showOnMap = harness.Tool{

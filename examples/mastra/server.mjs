@@ -5,11 +5,16 @@
 // on loopback and answers each POSTed RunAgentInput with server-sent
 // events, encoded by @ag-ui/encoder.
 //
-// get_weather runs in the agent; the client's tools (RunAgentInput.tools)
+// get_weather runs in the agent; delete_file asks the user first (the
+// tool suspends, @ag-ui/mastra finishes the run with an interrupt, and the
+// next run resumes it with the user's answer, from the run's snapshot in
+// the Mastra instance's storage); the client's tools (RunAgentInput.tools)
 // go to the model as client tools, which @ag-ui/mastra leaves for the
 // client to run.
 import http from "node:http";
 import { Agent } from "@mastra/core/agent";
+import { Mastra } from "@mastra/core/mastra";
+import { InMemoryStore } from "@mastra/core/storage";
 import { createTool } from "@mastra/core/tools";
 import { MastraAgent } from "@ag-ui/mastra";
 import { EventEncoder } from "@ag-ui/encoder";
@@ -30,6 +35,21 @@ const getWeather = createTool({
   },
 });
 
+const deleteFile = createTool({
+  id: "delete_file",
+  description: "Deletes a file, once the user approves.",
+  inputSchema: z.object({ path: z.string() }),
+  suspendSchema: z.object({ question: z.string() }),
+  resumeSchema: z.object({ approved: z.boolean() }),
+  execute: async (input, { agent }) => {
+    if (!agent?.resumeData) {
+      await agent.suspend({ question: `Delete ${input.path}?` });
+      return;
+    }
+    return agent.resumeData.approved ? { deleted: input.path } : { kept: input.path };
+  },
+});
+
 const openai = createOpenAI({ baseURL: process.env.OPENAI_BASE_URL, apiKey: process.env.OPENAI_API_KEY ?? "unused" });
 
 const agent = new Agent({
@@ -37,8 +57,11 @@ const agent = new Agent({
   name: "weather",
   instructions: "You tell the weather.",
   model: openai("gpt-4o-mini"),
-  tools: { get_weather: getWeather },
+  tools: { get_weather: getWeather, delete_file: deleteFile },
 });
+
+// Suspended runs are resumed from a snapshot in the instance's storage.
+new Mastra({ agents: { weather: agent }, storage: new InMemoryStore() });
 
 http
   .createServer((req, res) => {

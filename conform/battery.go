@@ -1,0 +1,369 @@
+package conform
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/aguitest/aguitest/agui"
+	"github.com/aguitest/aguitest/harness"
+	"github.com/aguitest/aguitest/scripted"
+)
+
+// Name names a scenario of the battery, as --only and --skip take it.
+type Name string
+
+// The scenarios, in the order they run. A scenario of the server's own
+// tools is named for the tool too: "backend-tool/get_weather".
+const (
+	Text               Name = "text"                // text with multi-byte characters cut mid-character
+	Reasoning          Name = "reasoning"           // reasoning, then text
+	FrontendTool       Name = "frontend-tool"       // a client's tool, its result in the next run
+	ParallelTools      Name = "parallel-tools"      // three client calls streamed interleaved
+	ToolNoArgs         Name = "tool-no-args"        // a client's tool that takes no arguments
+	ChainedCalls       Name = "chained-calls"       // a call, then another made with its result
+	ToolError          Name = "tool-error"          // a client's tool that fails
+	TextBetweenCalls   Name = "text-between-calls"  // text streamed between the calls' fragments
+	State              Name = "state"               // the client's state comes back as it was sent
+	FollowUp           Name = "follow-up"           // a second user message on the thread
+	Provider500        Name = "provider-500"        // the model answers HTTP 500, every time
+	Provider429        Name = "provider-429"        // the model answers 429 with Retry-After, every time
+	ProviderDisconnect Name = "provider-disconnect" // the model's stream breaks off inside a call
+	ProviderMalformed  Name = "provider-malformed"  // the model's stream holds a chunk that is not JSON
+	ClientDisconnect   Name = "client-disconnect"   // the client leaves mid-run, then comes back
+	BackendTool        Name = "backend-tool"        // a tool of the server's own (Config.Tools)
+	TextAfterCalls     Name = "text-after-calls"    // text after a call of the server's own, then the next step's text
+	Interrupt          Name = "interrupt"           // a tool the server asks the user about (Config.Interrupts)
+)
+
+// Names lists the scenarios in the order they run.
+var Names = []Name{
+	Text, Reasoning, FrontendTool, ParallelTools, ToolNoArgs, ChainedCalls, ToolError,
+	TextBetweenCalls, State, FollowUp, Provider500, Provider429, ProviderDisconnect,
+	ProviderMalformed, ClientDisconnect, BackendTool, TextAfterCalls, Interrupt,
+}
+
+// Scenario is one scenario of the battery: a harness case that any AG-UI
+// server can take, since it uses only what the protocol gives a client,
+// and framework-neutral checks (the case's Check) over what the client
+// holds and what the model was asked.
+type Scenario struct {
+	// Name is the scenario's name: one of Names, with the tool's name
+	// after a slash for BackendTool and Interrupt.
+	Name string
+	// Doc says in a line what the scenario does and checks.
+	Doc string
+	// Skip, when not "", says why the scenario cannot run (the
+	// configuration does not name what it needs); Case is then empty.
+	Skip string
+	// Case is the harness case, named Name; its Check holds the
+	// scenario's checks.
+	Case harness.Case
+}
+
+// The client's tools the scenarios offer. Their names are unlikely to be
+// those of a server's own tools.
+var (
+	lookupContact = harness.Tool{
+		Name:        "lookup_contact",
+		Description: "Looks a person up in the user's address book, on their device.",
+		Parameters:  json.RawMessage(`{"type":"object","properties":{"name":{"type":"string"},"city":{"type":"string"}},"required":["name"]}`),
+		Run: func(_ context.Context, args json.RawMessage) (string, error) {
+			var a struct{ Name string }
+			if err := json.Unmarshal(args, &a); err != nil {
+				return "", fmt.Errorf("lookup_contact: the arguments are not an object with a name: %v", err)
+			}
+			b, _ := json.Marshal(map[string]string{"name": a.Name, "phone": phoneOf(a.Name)})
+			return string(b), nil
+		},
+	}
+	showNotice = harness.Tool{
+		Name:        "show_notice",
+		Description: "Shows a notice in the user's window.",
+		Parameters:  json.RawMessage(`{"type":"object","properties":{"text":{"type":"string"},"level":{"type":"string","enum":["info","warning"]}},"required":["text"]}`),
+		Run:         func(context.Context, json.RawMessage) (string, error) { return "notice shown", nil },
+	}
+	getClipboard = harness.Tool{
+		Name:        "get_clipboard",
+		Description: "Reads the text on the user's clipboard.",
+		Parameters:  json.RawMessage(`{"type":"object","properties":{}}`),
+		Run:         func(context.Context, json.RawMessage) (string, error) { return "clipboard: blue-7741", nil },
+	}
+	readSensor = harness.Tool{
+		Name:        "read_sensor",
+		Description: "Reads a sensor of the user's home.",
+		Parameters:  json.RawMessage(`{"type":"object","properties":{"sensor":{"type":"string"}},"required":["sensor"]}`),
+		Run: func(context.Context, json.RawMessage) (string, error) {
+			return "", errors.New(sensorError)
+		},
+	}
+)
+
+// sensorError is what read_sensor fails with; the model must be told.
+const sensorError = "sensor offline: no reading for 5 minutes"
+
+func phoneOf(name string) string {
+	switch name {
+	case "Ada":
+		return "+44 20 7946 0101"
+	case "Grace":
+		return "+1 202 555 0102"
+	}
+	return "+82 2 555 0199"
+}
+
+// unicodeText has characters of one to four bytes, a combining sequence,
+// an emoji with a variation selector and a joined emoji; cut every 3
+// bytes, it is cut inside most of them.
+const unicodeText = "Grüße aus Köln – 東京は晴れ ☀️, naïve café, 👩‍💻 done."
+
+// Battery returns every scenario, in the order they run, with what cfg
+// says: the server's tools and interrupts, the verifier profile and
+// waivers. Scenarios that need a tool cfg does not name are listed with
+// Skip set.
+func Battery(cfg Config) []Scenario {
+	var out []Scenario
+	add := func(name Name, doc string, c harness.Case) {
+		c.Name = string(name)
+		out = append(out, Scenario{Name: string(name), Doc: doc, Case: c})
+	}
+	add(Text, "text with multi-byte characters, cut by the model mid-character, reaches the client verbatim", harness.Case{
+		Input: harness.User("Say hello in a few languages."),
+		Script: script(scripted.Turn{
+			Expect: scripted.Expect{LastUser: "Say hello"},
+			Text:   unicodeText,
+			Plan:   scripted.Plan{Split: scripted.Split{By: scripted.Bytes, Size: 3, MidRune: true}},
+		}),
+	})
+	add(Reasoning, "the model reasons, then answers: the answer reaches the client verbatim, and the reasoning too if the client is shown any", harness.Case{
+		Input: harness.User("What is 12 times 12?"),
+		Script: script(scripted.Turn{
+			Reasoning: "12 × 12: 12 × 10 = 120, plus 12 × 2 = 24, so 144.",
+			Text:      "12 × 12 = 144.",
+			Plan:      scripted.Plan{Split: scripted.Split{By: scripted.Words}},
+		}),
+	})
+	add(FrontendTool, "the model calls a tool the client offered: the call reaches the client with its exact arguments, the client runs it, and its result reaches the model in the next run", harness.Case{
+		Input: harness.User("What is Zoë's number?"),
+		Tools: []harness.Tool{lookupContact},
+		Script: script(
+			scripted.Turn{
+				Expect: scripted.Expect{Tools: []string{"lookup_contact"}, LastUser: "Zoë"},
+				Calls:  []scripted.Call{{Name: "lookup_contact", Args: `{"name":"Zoë \"Z\" Ångström","city":"東京"}`}},
+				Plan:   scripted.Plan{Split: scripted.Split{By: scripted.Bytes, Size: 4, Escapes: true}},
+			},
+			scripted.Turn{Text: "Zoë's number is +82 2 555 0199."},
+		),
+	})
+	add(ParallelTools, "the model calls three client tools at once, their fragments interleaved round-robin: each call reaches the client whole, under its own id, and every result reaches the model", harness.Case{
+		Input: harness.User("Find Ada's and Grace's numbers."),
+		Tools: []harness.Tool{lookupContact, showNotice},
+		Script: script(
+			scripted.Turn{
+				Expect: scripted.Expect{Tools: []string{"lookup_contact", "show_notice"}},
+				Text:   "Looking both up.",
+				Calls: []scripted.Call{
+					{Name: "lookup_contact", Args: `{"name":"Ada"}`},
+					{Name: "lookup_contact", Args: `{"name":"Grace"}`},
+					{Name: "show_notice", Args: `{"text":"Searching…","level":"info"}`},
+				},
+				Plan: scripted.Plan{Split: scripted.Split{By: scripted.Bytes, Size: 3}, Order: scripted.Order{By: scripted.RoundRobin}},
+			},
+			scripted.Turn{Text: "Ada: +44 20 7946 0101. Grace: +1 202 555 0102."},
+		),
+	})
+	add(ToolNoArgs, "the model calls a client tool that takes no arguments: the client runs it with {} and its result reaches the model", harness.Case{
+		Input: harness.User("What is on my clipboard?"),
+		Tools: []harness.Tool{getClipboard},
+		Script: script(
+			scripted.Turn{Expect: scripted.Expect{Tools: []string{"get_clipboard"}}, Calls: []scripted.Call{{Name: "get_clipboard"}}},
+			scripted.Turn{Text: "Your clipboard holds blue-7741."},
+		),
+	})
+	add(ChainedCalls, "the model calls a client tool, then another with the first one's result: three runs, each carrying every result so far", harness.Case{
+		Input: harness.User("Show Ada's number."),
+		Tools: []harness.Tool{lookupContact, showNotice},
+		Script: script(
+			scripted.Turn{Calls: []scripted.Call{{Name: "lookup_contact", Args: `{"name":"Ada"}`}}},
+			scripted.Turn{
+				Calls: []scripted.Call{{Name: "show_notice", Args: `{"text":"Ada: +44 20 7946 0101","level":"info"}`}},
+			},
+			scripted.Turn{Text: "Ada's number is on your screen."},
+		),
+	})
+	add(ToolError, "a client tool fails: its error reaches the model, which answers", harness.Case{
+		Input: harness.User("How warm is the kitchen?"),
+		Tools: []harness.Tool{readSensor},
+		Script: script(
+			scripted.Turn{Calls: []scripted.Call{{Name: "read_sensor", Args: `{"sensor":"kitchen"}`}}},
+			scripted.Turn{Text: "The kitchen sensor is offline."},
+		),
+	})
+	add(TextBetweenCalls, "the model streams its text between the fragments of two calls: the text and both calls reach the client whole", harness.Case{
+		Input: harness.User("Find Ada and Grace."),
+		Tools: []harness.Tool{lookupContact},
+		Script: script(
+			scripted.Turn{
+				Text: "Let me look both of them up for you.",
+				Calls: []scripted.Call{
+					{Name: "lookup_contact", Args: `{"name":"Ada","city":"London"}`},
+					{Name: "lookup_contact", Args: `{"name":"Grace","city":"Arlington"}`},
+				},
+				Plan: scripted.Plan{Split: scripted.Split{By: scripted.Bytes, Size: 4}, Order: scripted.Order{By: scripted.RoundRobin, Text: scripted.TextBetween}},
+			},
+			scripted.Turn{Text: "Found them both."},
+		),
+	})
+	add(State, "the client sends its state: after the run it holds the same state (the agent sent it back unchanged, or left it alone)", harness.Case{
+		Input: harness.Input{
+			Messages: harness.User("Thanks, that is all.").Messages,
+			State:    json.RawMessage(stateDoc),
+		},
+		Script: script(scripted.Turn{Text: "You are welcome."}),
+	})
+	add(FollowUp, "a second user message on the thread: the model is asked with the whole conversation, the first answer included", harness.Case{
+		Input: harness.Input{
+			Messages:  harness.User("What is the capital of France?").Messages,
+			FollowUps: []string{"And of Italy?"},
+		},
+		Script: script(
+			scripted.Turn{Expect: scripted.Expect{LastUser: "France"}, Text: "Paris."},
+			scripted.Turn{Expect: scripted.Expect{LastUser: "Italy"}, Text: "Rome."},
+		),
+	})
+	fault := func(name Name, doc string, f scripted.Fault, turn scripted.Turn, tools ...harness.Tool) {
+		f.Always = true // a client that retries meets it every time
+		turn.Fault = &f
+		add(name, doc, harness.Case{
+			Input:     harness.User("Find Ada Lovelace's number."),
+			Tools:     tools,
+			Script:    script(turn),
+			WantError: &harness.WantError{},
+		})
+	}
+	fault(Provider500, "the model answers HTTP 500 to every request: the run ends with RUN_ERROR, in time", scripted.Fault{Kind: scripted.FaultStatus, Status: 500, Message: "scripted upstream failure"}, scripted.Turn{})
+	fault(Provider429, "the model answers 429 with Retry-After: 1 to every request: the run ends with RUN_ERROR once the client gives up, in time", scripted.Fault{Kind: scripted.FaultStatus, Status: 429, RetryAfter: "1"}, scripted.Turn{})
+	fault(ProviderDisconnect, "the model's stream breaks off inside a call's arguments, every time: the run ends with RUN_ERROR, in time, and no call is closed with half its arguments",
+		scripted.Fault{Kind: scripted.FaultDisconnect, After: 3},
+		scripted.Turn{
+			Calls: []scripted.Call{{Name: "lookup_contact", Args: `{"name":"Ada Lovelace","city":"London"}`}},
+			Plan:  scripted.Plan{Split: scripted.Split{By: scripted.Bytes, Size: 4}},
+		}, lookupContact)
+	fault(ProviderMalformed, "the model's stream holds a chunk that is not JSON, every time: the run ends with RUN_ERROR, in time",
+		scripted.Fault{Kind: scripted.FaultMalformed, After: 2},
+		scripted.Turn{Text: "This answer has a broken chunk in it.", Plan: scripted.Plan{Split: scripted.Split{By: scripted.Words}}})
+	add(ClientDisconnect, "the client leaves while the model streams (or after 5 s of nothing), then asks again on the thread: the agent answers the new run in full", harness.Case{
+		Input: harness.Input{
+			Messages:  harness.User("Tell me a long story.").Messages,
+			FollowUps: []string{"Are you still there?"},
+		},
+		Script: script(
+			scripted.Turn{
+				Text:  "Once upon a time, in a city of bridges, there lived a clockmaker who never slept.",
+				Plan:  scripted.Plan{Split: scripted.Split{By: scripted.Words}},
+				Fault: &scripted.Fault{Kind: scripted.FaultStall, After: 2},
+			},
+			scripted.Turn{Expect: scripted.Expect{LastUser: "still there"}, Text: "Yes, I am still here."},
+		),
+		Leave: &harness.Leave{At: agui.TextMessageContent, Wait: 5 * time.Second},
+	})
+	if len(cfg.Tools) == 0 {
+		out = append(out, Scenario{Name: string(BackendTool), Doc: "a tool of the server's own, named in the configuration", Skip: "the configuration names no tool of the server's (tools:)"})
+	}
+	for _, bt := range cfg.Tools {
+		name := string(BackendTool) + "/" + bt.Name
+		c := harness.Case{
+			Name:  name,
+			Input: harness.User(bt.prompt()),
+			Script: script(
+				scripted.Turn{Calls: []scripted.Call{{Name: bt.Name, Args: string(bt.Args)}}},
+				scripted.Turn{Text: "That is what the tool said."},
+			),
+		}
+		out = append(out, Scenario{Name: name, Doc: fmt.Sprintf("the model calls the server's tool %s: the call reaches the client with its exact arguments, the server runs it, and its result reaches the model", bt.Name), Case: c})
+	}
+	textAfterDoc := "the model writes text after calling the server's own tool, then answers after its result in a step of its own: two messages, the first text not joined with the second"
+	if len(cfg.Tools) == 0 {
+		out = append(out, Scenario{Name: string(TextAfterCalls), Doc: textAfterDoc, Skip: "the configuration names no tool of the server's (tools:)"})
+	} else {
+		bt := cfg.Tools[0]
+		add(TextAfterCalls, textAfterDoc, harness.Case{
+			Input: harness.User(bt.prompt()),
+			Script: script(
+				scripted.Turn{
+					Text:  "Let me check that for you.",
+					Calls: []scripted.Call{{Name: bt.Name, Args: string(bt.Args)}},
+					Plan:  scripted.Plan{Order: scripted.Order{Text: scripted.TextAfter}},
+				},
+				scripted.Turn{Text: "Here is what I found."},
+			),
+		})
+	}
+	if len(cfg.Interrupts) == 0 {
+		out = append(out, Scenario{Name: string(Interrupt), Doc: "a tool the server asks the user about first, named in the configuration", Skip: "the configuration names no tool the server interrupts for (interrupts:)"})
+	}
+	for _, it := range cfg.Interrupts {
+		name := string(Interrupt) + "/" + it.Tool
+		c := harness.Case{
+			Name:  name,
+			Input: harness.User(it.prompt()),
+			Script: script(
+				scripted.Turn{Calls: []scripted.Call{{Name: it.Tool, Args: string(it.Args)}}},
+				scripted.Turn{Text: "Done, as you answered."},
+			),
+			Answers: []harness.Answer{it.answer()},
+		}
+		out = append(out, Scenario{Name: name, Doc: fmt.Sprintf("the model calls %s; the server asks the user first (RUN_FINISHED with an interrupt), the client answers in the next run's resume, and the server runs it", it.Tool), Case: c})
+	}
+	for i := range out {
+		s := &out[i]
+		if s.Skip != "" {
+			continue
+		}
+		s.Case.NoGolden = true
+		s.Case.Profile = cfg.Profile
+		s.Case.Allow = cfg.Allow
+		s.Case.Enable = cfg.Enable
+		s.Case.Check = checksFor(s.Name, s.Case, cfg)
+		if cfg.Explore != nil && explorable(s.Name) {
+			x := *cfg.Explore
+			s.Case.Explore = &x
+		}
+	}
+	return out
+}
+
+// explorable reports whether a scenario means the same under every plan
+// of its script: not those whose point is a stream cut or failed where
+// the script says.
+func explorable(name string) bool {
+	base, _, _ := strings.Cut(name, "/")
+	switch Name(base) {
+	case Provider500, Provider429, ProviderDisconnect, ProviderMalformed, ClientDisconnect:
+		return false
+	}
+	return true
+}
+
+// stateDoc is the client's state in the State scenario.
+const stateDoc = `{"todo":[{"id":1,"title":"Buy milk","done":false},{"id":2,"title":"Call Zoë","done":true}],"theme":"dark","user":{"name":"Zoë","tags":["a","b"]},"count":3,"note":null}`
+
+// script makes a script of turns.
+func script(turns ...scripted.Turn) scripted.Script { return scripted.Script{Turns: turns} }
+
+// Cases returns the scenarios cfg selects that can run, as harness cases
+// for harness.Run: the battery in a Go test.
+//
+//	harness.Run(t, agent, conform.Cases(conform.Config{}), harness.Options{Timeout: 20 * time.Second})
+func Cases(cfg Config) []harness.Case {
+	var out []harness.Case
+	for _, s := range Battery(cfg) {
+		if s.Skip == "" && cfg.Selects(s.Name) {
+			out = append(out, s.Case)
+		}
+	}
+	return out
+}

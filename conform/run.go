@@ -1,0 +1,247 @@
+package conform
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/aguitest/aguitest/agui"
+	"github.com/aguitest/aguitest/harness"
+	"github.com/aguitest/aguitest/scripted"
+)
+
+// Status says how a scenario went.
+type Status string
+
+// The statuses.
+const (
+	Pass Status = "pass"
+	Fail Status = "fail"
+	Skip Status = "skip" // not run, or run on a wire that cannot carry it; Result.Reason says why
+)
+
+// Result is how one scenario went.
+type Result struct {
+	// Name and Doc are the scenario's.
+	Name, Doc string
+	Status    Status
+	// Reason says why a scenario was skipped.
+	Reason string
+	// Problems are what is wrong, as the harness reports them (causes
+	// first), then what the scenario's checks found (harness.ProblemCheck).
+	Problems []harness.Problem
+	// Notes are what the checks saw without finding fault, such as "the
+	// client was shown no reasoning".
+	Notes []string
+	// Wire is the provider wire the server's model client spoke, as the
+	// scripted LLM saw it ("" when it asked nothing).
+	Wire scripted.Wire
+	// Duration is how long the scenario took, the server's start included.
+	Duration time.Duration
+	// Harness is the harness's report of the case: its runs and events.
+	Harness harness.Report
+	// Recording is the file holding the scenario's recording, when
+	// Config.RecordDir is set and it ran.
+	Recording string
+}
+
+// Report is how a server took the battery.
+type Report struct {
+	// Profile is the verifier profile the runs were checked with.
+	Profile agui.Profile
+	// Results are the scenarios run or skipped, in the battery's order.
+	Results []Result
+	// Err, when not nil, is why the battery stopped: the server could not
+	// be started. Results then ends with the scenario that could not run.
+	Err error
+	// Duration is how long the battery took.
+	Duration time.Duration
+}
+
+// Failed reports whether a scenario failed or the battery could not run.
+func (r *Report) Failed() bool {
+	if r.Err != nil {
+		return true
+	}
+	for _, res := range r.Results {
+		if res.Status == Fail {
+			return true
+		}
+	}
+	return false
+}
+
+// Count returns how many scenarios ended with the status.
+func (r *Report) Count(s Status) int {
+	n := 0
+	for _, res := range r.Results {
+		if res.Status == s {
+			n++
+		}
+	}
+	return n
+}
+
+// Run runs the battery cfg selects against agent, one scenario after
+// another, and reports how each went. Each scenario starts the agent
+// afresh (for a harness.Command agent, a new process) with its own
+// scripted LLM; each run must end within cfg.Timeout. A scenario fails
+// when the harness finds a problem (the verifier under cfg.Profile, a
+// request left unanswered, a run that hangs, a RUN_ERROR it does not
+// expect or the lack of one it does) or its checks do.
+func Run(ctx context.Context, agent harness.Agent, cfg Config) Report {
+	start := time.Now()
+	rep := Report{Profile: cfg.Profile}
+	timeout := cfg.Timeout
+	if timeout == 0 {
+		timeout = DefaultTimeout
+	}
+	o := harness.Options{Timeout: timeout, RecordDir: cfg.RecordDir, ModelAddr: cfg.ModelAddr}
+	for _, s := range Battery(cfg) {
+		if !cfg.Selects(s.Name) {
+			continue
+		}
+		res := runScenario(ctx, o, agent, s)
+		if cfg.ModelAddr != "" && res.Status == Fail && res.Harness.Result != nil && len(res.Harness.Result.Requests) == 0 {
+			// The likely cause comes first.
+			res.Problems = append([]harness.Problem{{Kind: harness.ProblemModel, Text: fmt.Sprintf(
+				"the server asked the scripted LLM nothing: is its model client's base URL http://%s/v1?", cfg.ModelAddr)}}, res.Problems...)
+		}
+		rep.Results = append(rep.Results, res)
+		if cfg.OnResult != nil {
+			cfg.OnResult(res)
+		}
+		if res.Harness.Result == nil && len(res.Problems) > 0 && res.Problems[0].Kind == harness.ProblemCase {
+			rep.Err = errors.New(res.Problems[0].Text)
+			break
+		}
+		if ctx.Err() != nil {
+			rep.Err = ctx.Err()
+			break
+		}
+	}
+	rep.Duration = time.Since(start)
+	return rep
+}
+
+// runScenario runs one scenario: the harness's case, then its checks.
+func runScenario(ctx context.Context, o harness.Options, agent harness.Agent, s Scenario) Result {
+	res := Result{Name: s.Name, Doc: s.Doc}
+	if s.Skip != "" {
+		res.Status, res.Reason = Skip, s.Skip
+		return res
+	}
+	start := time.Now()
+	c := s.Case
+	check := c.Check
+	c.Check = nil // run below, where its notes are kept
+	res.Harness = o.Test(ctx, agent, c)
+	res.Recording = res.Harness.Recording
+	res.Problems = res.Harness.Problems
+	if r := res.Harness.Result; r != nil {
+		if len(r.Requests) > 0 {
+			res.Wire = r.Requests[0].Wire
+			if res.Wire != "" {
+				if err := c.Script.ValidateWire(res.Wire, r.Requests[0].Stream); err != nil {
+					res.Status = Skip
+					res.Reason = fmt.Sprintf("the server's model client speaks %s, which cannot carry this scenario: %v", res.Wire, err)
+					res.Duration = time.Since(start)
+					return res
+				}
+			}
+		}
+		if check != nil {
+			t := &collectT{ctx: ctx, name: s.Name}
+			t.run(check, r)
+			for _, e := range t.errors {
+				res.Problems = append(res.Problems, harness.Problem{Kind: harness.ProblemCheck, Text: e})
+			}
+			res.Notes = t.notes
+		}
+	}
+	if x := res.Harness.Exploration; x != nil {
+		res.Notes = append(res.Notes, "explored under "+x.String())
+	}
+	res.Status = Pass
+	if len(res.Problems) > 0 {
+		res.Status = Fail
+	}
+	res.Duration = time.Since(start)
+	return res
+}
+
+// collectT is the harness.T a scenario's checks run on under Run: it keeps
+// their failures and their notes (Log).
+type collectT struct {
+	ctx  context.Context
+	name string
+
+	mu     sync.Mutex
+	errors []string
+	notes  []string
+	failed bool
+}
+
+// stop ends a check that called FailNow.
+type stop struct{}
+
+func (t *collectT) run(check func(harness.T, *harness.Result), r *harness.Result) {
+	defer func() {
+		if p := recover(); p != nil {
+			if _, ok := p.(stop); !ok {
+				panic(p)
+			}
+		}
+	}()
+	check(t, r)
+}
+
+func (t *collectT) Helper()                  {}
+func (t *collectT) Name() string             { return t.name }
+func (t *collectT) Context() context.Context { return t.ctx }
+func (t *collectT) Log(args ...any)          { t.note(fmt.Sprintln(args...)) }
+func (t *collectT) Logf(f string, args ...any) {
+	t.note(fmt.Sprintf(f, args...))
+}
+func (t *collectT) Error(args ...any) { t.fail(fmt.Sprintln(args...)) }
+func (t *collectT) Errorf(f string, args ...any) {
+	t.fail(fmt.Sprintf(f, args...))
+}
+func (t *collectT) Fatal(args ...any) {
+	t.Error(args...)
+	t.FailNow()
+}
+func (t *collectT) Fatalf(f string, args ...any) {
+	t.Errorf(f, args...)
+	t.FailNow()
+}
+func (t *collectT) Fail() {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.failed = true
+}
+func (t *collectT) FailNow() {
+	t.Fail()
+	panic(stop{})
+}
+func (t *collectT) Failed() bool {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.failed
+}
+
+func (t *collectT) note(s string) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.notes = append(t.notes, strings.TrimSuffix(s, "\n"))
+}
+
+func (t *collectT) fail(s string) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.failed = true
+	t.errors = append(t.errors, strings.TrimSuffix(s, "\n"))
+}

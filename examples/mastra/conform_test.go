@@ -1,0 +1,38 @@
+package mastra
+
+import (
+	"bytes"
+	"testing"
+	"time"
+
+	"github.com/aguitest/aguitest/conform"
+	"github.com/aguitest/aguitest/harness"
+	"github.com/aguitest/aguitest/internal/oracle"
+	"github.com/aguitest/aguitest/internal/textgolden"
+)
+
+// The Mastra agent takes the conformance battery, as
+// "aguitest conform --cmd 'node server.mjs' --config conform.yaml" runs
+// it; its report is kept in testdata/conform.golden, findings included
+// (README.md says what they are): a finding in the framework is the
+// result, and the test fails when the report changes, for better or
+// worse.
+func TestConform(t *testing.T) {
+	oracle.Need(t, ".", "@ag-ui/mastra", "the Mastra agent")
+	cfg, err := conform.LoadConfig("conform.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// A run its client left holds up the thread until the run's bound.
+	cfg.Timeout = 15 * time.Second
+	server := harness.Command("node", "server.mjs")
+	server.StartTimeout = startTimeout
+	rep := conform.Run(t.Context(), server, cfg)
+	var b bytes.Buffer
+	if err := rep.WriteJSON(&b, true); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("%d scenarios in %.1fs: %d passed, %d failed, %d skipped", len(rep.Results), rep.Duration.Seconds(),
+		rep.Count(conform.Pass), rep.Count(conform.Fail), rep.Count(conform.Skip))
+	textgolden.Check(t, "testdata", "conform", b.Bytes())
+}
