@@ -8,6 +8,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/aguitest/aguitest/agui"
 )
 
 // The page is one self-contained file: inline CSS and SVG, no scripts, no
@@ -328,6 +330,16 @@ func (p *htmlBudget) leftOut() string {
 type pageOnly struct{ *htmlBudget }
 
 func (p pageOnly) flush(b *runBuilder, final bool) { p.keepLines(b, b.render(p.name)) }
+
+// htmlRunsOf draws the runs of a stream or recording as show --html does,
+// within the same bounds.
+func htmlRunsOf(path string, p agui.Profile) ([]htmlRun, error) {
+	budget := newHTMLBudget("")
+	if err := showInput(path, nil, p, pageOnly{budget}, budget); err != nil {
+		return nil, err
+	}
+	return budget.page.Runs, nil
+}
 
 // write writes the page.
 func (p *htmlBudget) write(w io.Writer) error { return pageTmpl.Execute(w, p.page) }
