@@ -3,6 +3,7 @@ package agui
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"math/rand/v2"
 	"testing"
 )
@@ -71,6 +72,9 @@ func FuzzView(f *testing.F) {
 				if err := v.Apply(e); err != nil && err.Error() == "" {
 					t.Fatal("empty error")
 				}
+				if err := indexCurrent(v); err != nil {
+					t.Fatalf("after %s: %v", e.Type(), err)
+				}
 			}
 		}
 		if m := v.MessagesJSON(); !json.Valid(m) {
@@ -85,4 +89,48 @@ func FuzzView(f *testing.F) {
 			t.Fatalf("String is not JSON: %q", v.String())
 		}
 	})
+}
+
+// indexCurrent reports where a valid index of v, kept up to date as
+// messages and calls are added, differs from one built afresh.
+func indexCurrent(v *View) error {
+	if !v.index.valid {
+		return nil
+	}
+	if v.index.n != len(v.msgs) {
+		return fmt.Errorf("the index covers %d messages of %d", v.index.n, len(v.msgs))
+	}
+	fresh := (&View{msgs: v.msgs}).indexed()
+	if err := sameRefs("messages", fresh.msgs, v.index.msgs, func(a, b int) bool { return a == b }); err != nil {
+		return err
+	}
+	same := func(a, b callRef) bool { return a == b }
+	if err := sameRefs("calls", fresh.calls, v.index.calls, same); err != nil {
+		return err
+	}
+	return sameRefs("assistants' calls", fresh.assistants, v.index.assistants, same)
+}
+
+func sameRefs[V any](what string, want, got map[any]V, eq func(a, b V) bool) error {
+	n := 0
+	for k, w := range want {
+		if f, ok := k.(float64); ok && f != f {
+			continue // NaN finds nothing
+		}
+		n++
+		g, ok := got[k]
+		if !ok || !eq(w, g) {
+			return fmt.Errorf("%s: id %v: index holds %v (%v), want %v", what, k, g, ok, w)
+		}
+	}
+	for k := range got {
+		if f, ok := k.(float64); ok && f != f {
+			continue
+		}
+		n--
+	}
+	if n != 0 {
+		return fmt.Errorf("%s: the index holds %d ids too many", what, -n)
+	}
+	return nil
 }

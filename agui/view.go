@@ -175,6 +175,11 @@ func (v *View) Apply(e Event) error {
 		case TextMessageContent, TextMessageEnd, ToolCallArgs, ToolCallEnd,
 			ReasoningMessageContent, ReasoningMessageEnd, StateDelta, StateSnapshot:
 			// The list of messages and calls stays as it was.
+		case TextMessageStart, ReasoningMessageStart, ToolCallStart, ToolCallResult:
+			// Messages appended at the end, a call added to a message:
+			// the index follows (a long run would otherwise rebuild it
+			// for every message, in time quadratic in its messages).
+			v.grow()
 		default:
 			v.changed()
 		}
@@ -310,9 +315,11 @@ func idText(id any) string {
 // viewIndex finds messages and calls by id without scanning: the first
 // message with each id, the first message holding each call id, and the
 // first assistant message holding it. It is rebuilt after any change to
-// the list of messages or their calls.
+// the list of messages or their calls, except for messages appended at
+// the end (grow) and calls added (addCall).
 type viewIndex struct {
 	valid      bool
+	n          int // v.msgs[:n] are indexed
 	msgs       map[any]int
 	calls      map[any]callRef
 	assistants map[any]callRef
@@ -333,6 +340,45 @@ func idKey(v any) any {
 
 func (v *View) changed() { v.index.valid = false }
 
+// grow brings a valid index up to date with the messages appended since
+// it was built, and their calls.
+func (v *View) grow() {
+	ix := &v.index
+	if !ix.valid {
+		return
+	}
+	for i := ix.n; i < len(v.msgs); i++ {
+		ix.add(i, v.msgs[i])
+	}
+	ix.n = len(v.msgs)
+}
+
+// add indexes message m at i, and its calls, unless earlier messages hold
+// their ids.
+func (ix *viewIndex) add(i int, m *jsObject) {
+	k := idKey(m.get("id"))
+	if _, ok := ix.msgs[k]; !ok {
+		ix.msgs[k] = i
+	}
+	for _, c := range callsOf(m) {
+		if co, ok := c.(*jsObject); ok {
+			ix.addCall(i, m, co)
+		}
+	}
+}
+
+// addCall indexes call co of message m at i, unless an earlier message
+// holds its id.
+func (ix *viewIndex) addCall(i int, m, co *jsObject) {
+	ck := idKey(co.get("id"))
+	if _, ok := ix.calls[ck]; !ok {
+		ix.calls[ck] = callRef{i, co}
+	}
+	if _, ok := ix.assistants[ck]; !ok && isRole(m, "assistant") {
+		ix.assistants[ck] = callRef{i, co}
+	}
+}
+
 func (v *View) indexed() *viewIndex {
 	ix := &v.index
 	if ix.valid {
@@ -340,25 +386,9 @@ func (v *View) indexed() *viewIndex {
 	}
 	*ix = viewIndex{valid: true, msgs: map[any]int{}, calls: map[any]callRef{}, assistants: map[any]callRef{}}
 	for i, m := range v.msgs {
-		k := idKey(m.get("id"))
-		if _, ok := ix.msgs[k]; !ok {
-			ix.msgs[k] = i
-		}
-		assistant := isRole(m, "assistant")
-		for _, c := range callsOf(m) {
-			co, ok := c.(*jsObject)
-			if !ok {
-				continue
-			}
-			ck := idKey(co.get("id"))
-			if _, ok := ix.calls[ck]; !ok {
-				ix.calls[ck] = callRef{i, co}
-			}
-			if _, ok := ix.assistants[ck]; !ok && assistant {
-				ix.assistants[ck] = callRef{i, co}
-			}
-		}
+		ix.add(i, m)
 	}
+	ix.n = len(v.msgs)
 	return ix
 }
 
@@ -599,17 +629,21 @@ func (v *View) toolCallStart(e Event) {
 		mergeMetadataInto(call, e)
 		return
 	}
-	pre := make([]any, len(v.msgs))
-	for i, m := range v.msgs {
-		pre[i] = m.get("id")
-	}
+	n := len(v.msgs)
+	ix := v.indexed() // v.msgs[:n]
 	target := v.resolveAssistant(viewField(e, "parentMessageId"), id)
+	// created: no message held the target's id before (SameValueZero,
+	// which is === but for NaN).
 	created := true
-	for _, p := range pre {
-		if sameValueZero(p, target.get("id")) {
-			created = false
-			break
+	if tid, ok := target.get("id").(float64); ok && tid != tid {
+		for _, m := range v.msgs[:n] {
+			if sameValueZero(m.get("id"), tid) {
+				created = false
+				break
+			}
 		}
+	} else if _, ok := ix.msgs[idKey(target.get("id"))]; ok {
+		created = false
 	}
 	if sub := viewField(e, "subagentRunId"); created && !jsNullish(sub) && isUndefined(target.get("subagentRunId")) {
 		target.set("subagentRunId", sub)
@@ -626,6 +660,15 @@ func (v *View) toolCallStart(e Event) {
 	call.set("function", fn)
 	if list, ok := target.get("toolCalls").(*jsArray); ok {
 		list.elems = append(list.elems, call)
+		if len(v.msgs) == n {
+			// A message already indexed: its new call is indexed here;
+			// a new message is, with its calls, by grow.
+			if _, at := v.find(target.get("id")); at >= 0 && v.msgs[at] == target {
+				v.index.addCall(at, target, call)
+			} else {
+				v.changed()
+			}
+		}
 	}
 	mergeMetadataInto(call, e)
 }
@@ -688,6 +731,9 @@ func (v *View) toolCallResult(e Event) {
 	at := owner + 1
 	for at < len(v.msgs) && isRole(v.msgs[at], "tool") {
 		at++
+	}
+	if at < len(v.msgs) {
+		v.changed() // the messages after it move
 	}
 	v.msgs = append(v.msgs, nil)
 	copy(v.msgs[at+1:], v.msgs[at:])

@@ -44,3 +44,35 @@ func BenchmarkViewLongMessage(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkViewManyMessages streams n messages and n calls, each with its
+// result, in one run: the time per message must not grow with the run's
+// messages (the index of ids follows what is added instead of being
+// rebuilt).
+func BenchmarkViewManyMessages(b *testing.B) {
+	for _, n := range []int{100, 1000, 10000} {
+		b.Run(fmt.Sprint(n), func(b *testing.B) {
+			lines := []string{`{"type":"RUN_STARTED","threadId":"t","runId":"r"}`}
+			for i := range n {
+				lines = append(lines,
+					fmt.Sprintf(`{"type":"TEXT_MESSAGE_START","messageId":"m%d"}`, i),
+					fmt.Sprintf(`{"type":"TEXT_MESSAGE_CONTENT","messageId":"m%d","delta":"calling"}`, i),
+					fmt.Sprintf(`{"type":"TEXT_MESSAGE_END","messageId":"m%d"}`, i),
+					fmt.Sprintf(`{"type":"TOOL_CALL_START","toolCallId":"c%d","toolCallName":"f","parentMessageId":"m%d"}`, i, i),
+					fmt.Sprintf(`{"type":"TOOL_CALL_END","toolCallId":"c%d"}`, i),
+					fmt.Sprintf(`{"type":"TOOL_CALL_RESULT","messageId":"r%d","toolCallId":"c%d","content":"ok"}`, i, i))
+			}
+			evs := events(b, lines...)
+			b.ReportAllocs()
+			for b.Loop() {
+				v := NewView(RunAgentInput{})
+				for _, e := range evs {
+					if err := v.Apply(e); err != nil {
+						b.Fatal(err)
+					}
+				}
+			}
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(n*b.N), "ns/message")
+		})
+	}
+}

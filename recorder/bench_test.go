@@ -329,3 +329,21 @@ func BenchmarkRecordPath(b *testing.B) {
 	}
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*len(frames)), "ns/event")
 }
+
+// BenchmarkRedactClean is the quick check the recording path makes on
+// every event: nothing in it looks like a credential.
+func BenchmarkRedactClean(b *testing.B) {
+	evs := benchEvents(64)
+	var rd Redact
+	var n int64
+	for _, e := range evs {
+		n += int64(len(e.Raw()))
+	}
+	b.SetBytes(n / int64(len(evs)))
+	b.ReportAllocs()
+	for i := 0; i < b.N; i++ {
+		if !rd.clean(evs[i%len(evs)].Raw()) {
+			b.Fatal("a content event needs redaction")
+		}
+	}
+}

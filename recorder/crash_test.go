@@ -100,6 +100,9 @@ func TestKilledWhileRecording(t *testing.T) {
 		t.Fatalf("got %d records", len(recs))
 	}
 	for i, rec := range recs[2:] {
+		if rec.Kind == KindGap {
+			continue // storage fell behind the child's stream
+		}
 		if rec.Kind != KindEvent {
 			t.Fatalf("record %d is %s", i+2, rec.Kind)
 		}

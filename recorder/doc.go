@@ -32,21 +32,37 @@
 // every Write and every flush goes through at once (http.Flusher and
 // http.ResponseController both work), and the bytes are copied into a
 // bounded per-run buffer that a goroutine parses and writes. When storage
-// falls behind, what does not fit is dropped and counted; when it fails,
-// the run's recording stops; both show in Handler.Stats and in the run's end
-// record, and a failure is reported (Config.OnError, or slog.Default at
-// level Error when that is nil). Middleware creates Config.Dir, and says so
-// at once when it cannot. A client going away mid-stream is recorded as
-// "client_gone".
+// falls behind, what does not fit is dropped and counted, and a gap record
+// marks where; when it fails, the run's recording stops (a file that would
+// hold nothing is removed). Both show in Handler.Stats, and a failure is
+// reported (Config.OnError, or slog.Default at level Error when that is
+// nil). Middleware creates Config.Dir, and says so at once when it cannot.
+// A client going away mid-stream is recorded as "client_gone". A response
+// compressed for the client (gzip, deflate) is recorded as the client
+// decodes it.
+//
+// A recording that does not hold the whole response (bytes dropped, the
+// size limit reached, an encoding the recorder does not decode: see
+// End.Incomplete; or no end record at all, storage having failed) says
+// nothing about how the agent's stream ended: "aguitest verify" and
+// "aguitest show" report such a run as an incomplete recording, apart from
+// the agent's violations.
 //
 // # Redaction
 //
-// Credential headers (Authorization, Proxy-Authorization, Cookie,
-// Set-Cookie, X-Api-Key, Api-Key, X-Auth-Token and any header named like a
-// secret, token, password, API key, session or credential) are never
-// written. Redact adds JSON pointers and regular expressions applied to
-// request bodies, provider requests and events before anything reaches a
-// recording; the client and the agent always see the original bytes.
+// By default (the zero Redact) nothing a user would not want written
+// reaches a recording: credential headers are dropped (Authorization,
+// Cookie, Set-Cookie, X-Api-Key and any name shaped like a credential:
+// ...-Key, ...-Token, ...Secret...), and credentials named as such (query
+// parameters, JSON members, form fields, name=value in text), URL userinfo
+// and credentials of well-known shapes (OpenAI, Anthropic, Google, AWS,
+// GitHub, GitLab, Slack, Stripe, Hugging Face, npm, Groq and xAI keys,
+// JWTs, bearer tokens, private keys) are replaced by "[REDACTED]" wherever
+// they appear: request path, headers and body, events, recorded data,
+// provider URLs, headers both ways, bodies and response chunks, error
+// messages. Redact.Off turns a default off by name (see Defaults),
+// Redact.Keep spares a name, and Pointers, Patterns and Headers add rules.
+// The client, the agent and the provider always see the original bytes.
 //
 // # The format
 //
@@ -63,7 +79,9 @@
 //	          (a protobuf frame its JSON form does not hold whole; without "event", one holding no event)
 //	provider  {"kind":"provider","run":R,"us":N,"provider":{"method","url","headers","body",
 //	          "status","responseHeaders","chunks":[{"us":N,"data":"..."} or {"us":N,"b64":"..."}],"error"}}
-//	end       {"kind":"end","run":R,"us":N,"end":{"outcome","status","contentType","bytes","events","dropped","limited","error"}}
+//	gap       {"kind":"gap","run":R,"us":N,"gap":{"bytes":N}}   (response bytes storage had no room for)
+//	end       {"kind":"end","run":R,"us":N,"end":{"outcome","status","contentType","contentEncoding","bytes","events",
+//	          "dropped","limited","undecoded","error"}}
 //
 // The outcome is "finished" (the last event was RUN_FINISHED), "error"
 // (RUN_ERROR), "truncated" (neither) or "client_gone". A provider

@@ -163,3 +163,26 @@ func ExampleMiddleware() {
 	// event {"type":"RUN_FINISHED","threadId":"t","runId":"run-1"}
 	// end finished 2 events, 123 bytes
 }
+
+// The zero Redact removes credentials by their names and by their shapes;
+// Off turns a default off by name, Keep spares a name, Pointers add rules.
+func ExampleRedact() {
+	body := []byte(`{"forwardedProps":{"apiKey":"k-123","session":"s-9","user":{"email":"ann@example.com"}},` +
+		`"messages":[{"role":"user","content":"my token is ghp_` + strings.Repeat("a1B2", 9) + `"}]}`)
+	var rd recorder.Redact
+	out, _ := rd.JSON(body)
+	fmt.Println(string(out))
+	fmt.Println(rd.URL("/agent?key=abc&page=2"))
+
+	rd = recorder.Redact{
+		Off:      []recorder.Default{recorder.DefaultGitHub},
+		Keep:     []string{"session"},
+		Pointers: []string{"/forwardedProps/user/email"},
+	}
+	out, _ = rd.JSON(body)
+	fmt.Println(string(out))
+	// Output:
+	// {"forwardedProps":{"apiKey":"[REDACTED]","session":"[REDACTED]","user":{"email":"ann@example.com"}},"messages":[{"role":"user","content":"my token is [REDACTED]"}]}
+	// /agent?key=[REDACTED]&page=2
+	// {"forwardedProps":{"apiKey":"[REDACTED]","session":"s-9","user":{"email":"[REDACTED]"}},"messages":[{"role":"user","content":"my token is ghp_a1B2a1B2a1B2a1B2a1B2a1B2a1B2a1B2a1B2"}]}
+}

@@ -4,8 +4,10 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"net/http"
 	"strconv"
+	"strings"
 	"time"
 	"unicode/utf8"
 
@@ -33,12 +35,15 @@ const (
 	KindEvent    Kind = "event"
 	KindProvider Kind = "provider"
 	KindEnd      Kind = "end"
+	// KindGap marks where bytes of the response are missing from the
+	// recording: storage fell behind and they were dropped.
+	KindGap Kind = "gap"
 )
 
 // Known reports whether k is one of the kinds of format version 1.
 func (k Kind) Known() bool {
 	switch k {
-	case KindHeader, KindRequest, KindEvent, KindProvider, KindEnd:
+	case KindHeader, KindRequest, KindEvent, KindProvider, KindEnd, KindGap:
 		return true
 	}
 	return false
@@ -83,6 +88,8 @@ type Record struct {
 	Exchange *Exchange
 	// End is set for KindEnd.
 	End *End
+	// Gap is set for KindGap.
+	Gap *Gap
 
 	// Line is the 1-based line the record was read from (0 when written).
 	Line int
@@ -174,6 +181,12 @@ func (c *Chunk) UnmarshalJSON(b []byte) error {
 	return nil
 }
 
+// Gap says how many response bytes are missing from a run's recording at
+// the place of its record: the client got them, storage had no room.
+type Gap struct {
+	Bytes int64 `json:"bytes"`
+}
+
 // End closes a run.
 type End struct {
 	// Outcome is one of the Outcome constants.
@@ -183,6 +196,9 @@ type End struct {
 	// ContentType is the response's Content-Type as the client got it
 	// ("" in-process, and in recordings made before it was recorded).
 	ContentType string `json:"contentType,omitempty"`
+	// ContentEncoding is the response's Content-Encoding, when it has
+	// one: the events are recorded as the client decodes them.
+	ContentEncoding string `json:"contentEncoding,omitempty"`
 	// Bytes is the number of response bytes sent to the client.
 	Bytes int64 `json:"bytes"`
 	// Events is the number of events the stream carried.
@@ -192,9 +208,36 @@ type End struct {
 	Dropped int64 `json:"dropped,omitempty"`
 	// Limited says recording stopped at the per-run size limit.
 	Limited bool `json:"limited,omitempty"`
+	// Undecoded says why the response's events are not recorded (a
+	// Content-Encoding the recorder does not decode, a compressed stream
+	// that could not be decoded), "" when they are.
+	Undecoded string `json:"undecoded,omitempty"`
 	// Error says what went wrong (a handler panic, a failing store).
 	Error string `json:"error,omitempty"`
 }
+
+// Incomplete says why the run's recording does not hold the whole
+// response the client got, or "" when it does: bytes dropped because
+// storage fell behind, the per-run size limit, a response the recorder
+// could not decode. An incomplete recording is no evidence about the
+// agent: what is missing may hold the run's end.
+func (e *End) Incomplete() string {
+	var why []string
+	if e.Dropped > 0 {
+		why = append(why, fmt.Sprintf("%d bytes of the response were dropped (storage fell behind)", e.Dropped))
+	}
+	if e.Limited {
+		why = append(why, "recording stopped at the per-run size limit")
+	}
+	if e.Undecoded != "" {
+		why = append(why, e.Undecoded)
+	}
+	return strings.Join(why, "; ")
+}
+
+// NoEndRecord says why a run with no end record whose last event does not
+// end it is an incomplete recording (see replay.Run.Incomplete).
+const NoEndRecord = "the recording has no end record for the run, and its last event does not end it: the recorder stopped first (storage failed, it was killed, or the file is still being written)"
 
 // line is the on-disk shape of a record.
 type line struct {
@@ -213,11 +256,55 @@ type line struct {
 	Request  *Request  `json:"request,omitempty"`
 	Exchange *Exchange `json:"provider,omitempty"`
 	End      *End      `json:"end,omitempty"`
+	Gap      *Gap      `json:"gap,omitempty"`
 }
 
 // appendRecord appends r as one line of JSON ending in "\n".
+//
+// A record whose line would be longer than a Reader reads by default
+// (DefaultMaxLineSize) is written without its bulk, saying so: whatever a
+// Writer writes, a Reader reads.
 func appendRecord(b []byte, r Record) ([]byte, error) {
-	if r.Kind == KindEvent && r.Event != nil && r.Data == "" && r.Frame == nil && (r.valid || oneLine(r.Event) && (r.hasEv || jsonx.Check(r.Event) == nil)) {
+	start := len(b)
+	b, err := appendLine(b, r)
+	if err != nil || len(b)-start <= maxRecordLine {
+		return b, err
+	}
+	return appendLine(b[:start], shrink(r, len(b)-start))
+}
+
+// maxRecordLine is the longest line a Writer writes.
+var maxRecordLine = DefaultMaxLineSize
+
+// shrink returns r without what makes its line n bytes long.
+func shrink(r Record, n int) Record {
+	note := fmt.Sprintf("(not kept: the record would be a line of %d bytes, over the %d a recording line may have)", n, maxRecordLine)
+	switch r.Kind {
+	case KindEvent:
+		r.Event, r.Frame, r.Data = nil, nil, note
+		r.valid, r.hasEv = false, false
+	case KindRequest:
+		q := *r.Request
+		q.Input, q.Body = nil, note
+		r.Request = &q
+	case KindProvider:
+		ex := *r.Exchange
+		ex.Body, ex.BodyText, ex.Chunks = nil, "", []Chunk{}
+		ex.Error = strings.TrimPrefix(ex.Error+"; request and response "+note, "; ")
+		r.Exchange = &ex
+	case KindEnd:
+		e := *r.End
+		e.Error, e.Undecoded = note, ""
+		r.End = &e
+	default:
+		r.Raw = nil
+	}
+	return r
+}
+
+// appendLine appends r as one line of JSON ending in "\n".
+func appendLine(b []byte, r Record) ([]byte, error) {
+	if r.Kind == KindEvent && r.Event != nil && r.Data == "" && r.Frame == nil && (r.valid || oneLine(r.Event) && (r.hasEv || isEvent(r.Event))) {
 		// The common case, written by hand to keep the event's bytes as
 		// they are (encoding/json would compact and re-escape them).
 		return appendEventLine(b, r.Run, r.Offset, r.Event), nil
@@ -230,10 +317,10 @@ func appendRecord(b []byte, r Record) ([]byte, error) {
 		b = append(b, c.Bytes()...)
 		return append(b, '\n'), nil
 	}
-	l := line{Kind: r.Kind, Run: r.Run, US: r.Offset.Microseconds(), Request: r.Request, Exchange: r.Exchange, End: r.End}
+	l := line{Kind: r.Kind, Run: r.Run, US: r.Offset.Microseconds(), Request: r.Request, Exchange: r.Exchange, End: r.End, Gap: r.Gap}
 	if r.Kind == KindEvent {
 		l.Frame = r.Frame
-		if r.Frame != nil && r.Data == "" && (r.Event == nil || oneLine(r.Event) && jsonx.Check(r.Event) == nil) {
+		if r.Frame != nil && r.Data == "" && (r.Event == nil || oneLine(r.Event) && isEvent(r.Event)) {
 			l.Event = r.Event
 		} else {
 			// An event with line breaks, or data that is not an event:
@@ -254,6 +341,14 @@ func appendRecord(b []byte, r Record) ([]byte, error) {
 	}
 	b = append(b, j...)
 	return append(b, '\n'), nil
+}
+
+// isEvent reports whether b is an event the Reader reads back: what
+// agui.ParseEvent accepts (a JSON object with a string "type", valid
+// UTF-8). Anything else is written as data.
+func isEvent(b []byte) bool {
+	_, err := agui.ParseEvent(b)
+	return err == nil
 }
 
 // appendEventLine appends the line of an event record; raw must be one
@@ -406,6 +501,11 @@ func (p *recordParser) parse(b []byte) (Record, error) {
 			return r, errMissing("end")
 		}
 		r.End = l.End
+	case KindGap:
+		if l.Gap == nil {
+			return r, errMissing("gap")
+		}
+		r.Gap = l.Gap
 	case "":
 		return r, errMissing("kind")
 	default:

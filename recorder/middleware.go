@@ -55,8 +55,11 @@ type Config struct {
 	// MaxRunBytes stops recording a run's events once its records reach
 	// this size (the end record says so); zero means no limit.
 	MaxRunBytes int64
-	// BufferSize bounds the bytes of a run waiting for storage; what does
-	// not fit is dropped and counted. Zero means DefaultBufferSize.
+	// BufferSize bounds the bytes of a run waiting for storage. Of what
+	// does not fit, the last 64 KiB are kept (a short burst loses nothing,
+	// and the stream's end is seen) and the rest is dropped, counted and
+	// marked in the recording (a gap record). Zero means
+	// DefaultBufferSize.
 	BufferSize int
 	// FlushInterval is how long records may wait in memory to be written
 	// together (sooner when half the buffer is used, and at the end of the
@@ -130,10 +133,18 @@ type Handler struct {
 // The response is never changed or delayed: every Write and every flush
 // goes through at once, and the bytes are copied into a bounded buffer that
 // a goroutine per run parses and writes. When storage is slow the buffer
-// fills and what does not fit is dropped and counted (Stats, and the run's
-// end record); when storage fails the run's recording stops and the client
-// notices nothing. A client that goes away mid-stream is recorded as
-// "client_gone".
+// fills and what does not fit is dropped and counted (Stats, a gap record
+// where the bytes are missing, and the run's end record, whose outcome
+// still says how the stream ended); when storage fails the run's recording
+// stops and the client notices nothing: a file that would hold nothing is
+// removed, one cut short has no end record. End.Incomplete says whether a
+// recording holds the whole response. A client that goes away mid-stream
+// is recorded as "client_gone".
+//
+// A compressed response (Content-Encoding gzip or deflate, as when a
+// client's Accept-Encoding reaches an upstream through Proxy) is recorded
+// as the client decodes it; another encoding is recorded as undecoded
+// (End.Undecoded), with no events.
 //
 // The request body (up to 16 MiB) is read before next is called and handed
 // to next unchanged; a request whose body carries a runId is recorded under
@@ -145,10 +156,14 @@ type Handler struct {
 // every request as usual, each run's storage failing and being reported
 // and counted, until the directory can be written.
 //
-// It panics when cfg has neither Dir nor Writer.
+// It panics when cfg has neither Dir nor Writer, or a Redact that does not
+// validate.
 func Middleware(next http.Handler, cfg Config) *Handler {
 	if cfg.Dir == "" && cfg.Writer == nil {
 		panic("recorder: Middleware needs Config.Dir or Config.Writer")
+	}
+	if err := cfg.Redact.Validate(); err != nil {
+		panic(err)
 	}
 	if cfg.BufferSize <= 0 {
 		cfg.BufferSize = DefaultBufferSize
@@ -256,7 +271,8 @@ type item struct {
 	at   time.Time
 	data []byte  // response bytes
 	rec  *Record // a ready record (provider exchange)
-	gap  bool    // bytes were dropped before this item
+	gap  int64   // bytes dropped before tail
+	tail []byte  // bytes that did not fit in the buffer but were kept, before data
 }
 
 // run is one recorded request: the response path appends to queue, the
@@ -275,12 +291,14 @@ type run struct {
 	queued   int
 	block    []byte   // response bytes are copied here
 	retired  [][]byte // full blocks not yet recycled
-	gapNext  bool
+	gapNext  int64    // bytes dropped since the last item queued, before tail
+	tail     []byte   // the last bytes that did not fit in the buffer (up to maxTail)
 	done     bool
 	bytes    int64
 	dropped  int64
 	status   int
 	ctype    string // the response's Content-Type as the client gets it
+	cenc     string // its Content-Encoding
 	writeErr bool
 	ctxDone  bool
 	panicked any
@@ -299,6 +317,9 @@ type run struct {
 	sse        agui.SSEParser
 	proto      protoSplitter
 	enc        agui.Encoding // "" until the first response bytes
+	zchecked   bool          // the Content-Encoding was looked at
+	z          *inflater     // decodes a compressed response
+	undecoded  string        // why the response's events are not recorded
 }
 
 func (rn *run) signal() {
@@ -314,10 +335,15 @@ func (rn *run) tee(p []byte) {
 	rn.mu.Lock()
 	rn.bytes += int64(len(p))
 	if rn.queued+len(p) > rn.h.cfg.BufferSize {
-		rn.dropped += int64(len(p))
-		rn.gapNext = true
+		// Storage is behind: keep the last bytes that do not fit, so
+		// that a short burst loses nothing and a stream's end is seen;
+		// drop what comes before them.
+		if evicted := rn.keepTail(p); evicted > 0 {
+			rn.dropped += evicted
+			rn.gapNext += evicted
+			rn.h.droppedBytes.Add(evicted)
+		}
 		rn.mu.Unlock()
-		rn.h.droppedBytes.Add(int64(len(p)))
 		return
 	}
 	// Copy into a shared block rather than allocating per write.
@@ -334,8 +360,9 @@ func (rn *run) tee(p []byte) {
 	start := len(rn.block)
 	rn.block = append(rn.block, p...)
 	wasEmpty := len(rn.queue) == 0
-	rn.queue = append(rn.queue, item{at: at, data: rn.block[start:len(rn.block):len(rn.block)], gap: rn.gapNext})
-	rn.gapNext = false
+	rn.queue = append(rn.queue, item{at: at, data: rn.block[start:len(rn.block):len(rn.block)], gap: rn.gapNext, tail: rn.tail})
+	rn.gapNext = 0
+	rn.tail = nil
 	rn.queued += len(p)
 	urgent := rn.queued > rn.h.cfg.BufferSize/2
 	rn.mu.Unlock()
@@ -348,6 +375,26 @@ func (rn *run) tee(p []byte) {
 		default:
 		}
 	}
+}
+
+// maxTail bounds the bytes a run keeps beyond its buffer.
+const maxTail = 64 << 10
+
+// keepTail adds p to the tail, keeping its last maxTail bytes, and returns
+// how many bytes it evicted; rn.mu is held.
+func (rn *run) keepTail(p []byte) int64 {
+	over := len(rn.tail) + len(p) - maxTail
+	switch {
+	case over <= 0:
+		rn.tail = append(rn.tail, p...)
+		return 0
+	case len(p) >= maxTail:
+		rn.tail = append(rn.tail[:0], p[len(p)-maxTail:]...)
+	default:
+		rn.tail = append(rn.tail[:0], rn.tail[over:]...)
+		rn.tail = append(rn.tail, p...)
+	}
+	return int64(over)
 }
 
 // addRecord queues a ready record (from the provider transport).
@@ -444,21 +491,19 @@ var linesPool = sync.Pool{New: func() any { return new([]byte) }}
 func (rn *run) begin() {
 	rn.lines = (*linesPool.Get().(*[]byte))[:0]
 	cfg := &rn.h.cfg
-	req := &Request{Time: rn.start, Method: rn.req.method, Path: rn.req.path,
+	req := &Request{Time: rn.start, Method: rn.req.method, Path: cfg.Redact.URL(rn.req.path),
 		Header: cfg.Redact.header(rn.req.header, cfg.HeaderAllowlist)}
 	var in struct {
 		RunID string `json:"runId"`
 	}
 	if b := rn.req.body; len(b) > 0 {
-		if json.Valid(b) {
+		if jsonx.Check(b) == nil {
 			_ = json.Unmarshal(b, &in)
-			red, err := cfg.Redact.JSON(b)
-			if err != nil {
-				red = b
-			}
-			var c bytes.Buffer
-			if json.Compact(&c, red) == nil {
-				req.Input = c.Bytes()
+			if red, err := cfg.Redact.JSON(b); err == nil {
+				var c bytes.Buffer
+				if json.Compact(&c, red) == nil {
+					req.Input = c.Bytes()
+				}
 			}
 		} else {
 			req.Body = string(cfg.Redact.Text(b))
@@ -484,20 +529,68 @@ func (rn *run) process(it *item) {
 		rn.add(*it.rec)
 		return
 	}
-	if rn.enc == "" {
-		rn.enc = rn.encoding(it.data)
+	rn.input(it.gap, it.tail, it.at)
+	rn.input(0, it.data, it.at)
+}
+
+// input records response bytes as they came, gap bytes having been dropped
+// before them.
+func (rn *run) input(gap int64, data []byte, at time.Time) {
+	if gap > 0 {
+		rn.add(Record{Kind: KindGap, Run: rn.id, Offset: at.Sub(rn.start), Gap: &Gap{Bytes: gap}})
 	}
-	if rn.enc == agui.EncodingProto {
-		if it.gap {
-			rn.proto.gap()
+	if !rn.zchecked && (gap > 0 || len(data) > 0) {
+		rn.zchecked = true
+		rn.mu.Lock()
+		enc := rn.cenc
+		rn.mu.Unlock()
+		switch {
+		case identity(enc):
+		case decodable(enc):
+			rn.z = newInflater(enc)
+		default:
+			rn.undecoded = fmt.Sprintf("the response's Content-Encoding %q is not one the recorder decodes (gzip, deflate): its events are not recorded", enc)
 		}
-		rn.proto.feed(it.data, func(f frame) { rn.frame(f, it.at) })
+	}
+	switch {
+	case rn.undecoded != "":
+	case rn.z != nil && gap > 0:
+		rn.z.close(func([]byte) {})
+		rn.undecoded = "bytes were dropped from the compressed response: the rest of it cannot be decoded"
+	case rn.z != nil:
+		if len(data) > 0 {
+			rn.z.feed(data, func(d []byte) { rn.decoded(d, at) })
+		}
+		if rn.z.done && rn.z.err != nil {
+			rn.undecoded = rn.z.err.Error()
+		}
+	default:
+		if gap > 0 {
+			// An SSE stream resynchronises at the next event; a
+			// protobuf one cannot.
+			if rn.enc == agui.EncodingProto {
+				rn.proto.gap()
+			} else {
+				rn.sse.Gap()
+			}
+		}
+		rn.decoded(data, at)
+	}
+}
+
+// decoded records response bytes as the client decodes them.
+func (rn *run) decoded(data []byte, at time.Time) {
+	if len(data) == 0 {
 		return
 	}
-	if it.gap {
-		rn.sse.Gap()
+	if rn.enc == "" {
+		rn.enc = rn.encoding(data)
 	}
-	rn.sse.Feed(it.data, func(m agui.SSEMessage) { rn.event(m.Data, it.at) })
+	if rn.enc == agui.EncodingProto {
+		rn.proto.feed(data, func(f frame) { rn.frame(f, at) })
+		return
+	}
+	rn.sse.Feed(data, func(m agui.SSEMessage) { rn.event(m.Data, at) })
 }
 
 // encoding tells the response's encoding by its Content-Type, or by its
@@ -518,22 +611,27 @@ func (rn *run) encoding(first []byte) agui.Encoding {
 
 // frame records one frame of a protobuf response.
 func (rn *run) frame(f frame, at time.Time) {
+	if len(f.raw) == 0 && f.event == nil && f.note == "" {
+		// A record cannot hold an empty frame: say what it was.
+		f.note = "(an empty protobuf frame: it holds no event)"
+	}
 	if f.raw == nil && f.note == "" {
 		rn.event(f.event, at)
 		return
 	}
 	rn.events++
+	rd := &rn.h.cfg.Redact
 	r := Record{Kind: KindEvent, Run: rn.id, Offset: at.Sub(rn.start), Frame: f.raw, Data: f.note}
 	if f.event != nil {
 		rn.last = append(rn.last[:0], f.event...)
 		r.Event = f.event
 	}
-	if rn.h.cfg.Redact.active() {
+	if !rd.clean(f.event) || len(rd.patternSpans(f.raw, rd.textSpans(f.raw, false, nil))) > 0 {
 		// Frame bytes cannot be redacted: keep the redacted event only.
 		r.Frame = nil
 		if r.Event == nil && r.Data == "" {
-			r.Data = fmt.Sprintf("(a protobuf frame of %d bytes holding no event, not kept: redaction is on)", len(f.raw))
-		} else if red, err := rn.h.cfg.Redact.JSON(r.Event); err == nil {
+			r.Data = fmt.Sprintf("(a protobuf frame of %d bytes holding no event, not kept: it may hold a credential)", len(f.raw))
+		} else if red, err := rd.JSON(r.Event); err == nil {
 			r.Event = red
 		} else {
 			r.Event = []byte(`{"type":"` + string(lastType(r.Event)) + `"}`)
@@ -545,14 +643,16 @@ func (rn *run) frame(f frame, at time.Time) {
 func (rn *run) event(data []byte, at time.Time) {
 	rn.events++
 	off := at.Sub(rn.start)
-	// Validating is enough here (parsing costs twice as much); the type of
-	// the last event, which decides the outcome, is read at the end.
-	if len(data) == 0 || data[0] != '{' || !oneLine(data) || jsonx.Check(data) != nil {
-		rn.add(Record{Kind: KindEvent, Run: rn.id, Offset: off, Data: string(rn.h.cfg.Redact.Text(data))})
+	rd := &rn.h.cfg.Redact
+	// An event record holds what the Reader reads back as an event: one
+	// line of JSON that agui.ParseEvent accepts. Anything else (a
+	// keepalive object without a type, invalid UTF-8) is kept as data.
+	if len(data) == 0 || data[0] != '{' || !oneLine(data) || !isEvent(data) {
+		rn.add(Record{Kind: KindEvent, Run: rn.id, Offset: off, Data: string(rd.Text(data))})
 		return
 	}
 	rn.last = append(rn.last[:0], data...)
-	if !rn.h.cfg.Redact.active() {
+	if rd.clean(data) {
 		// The common case: the line is encoded straight from the stream.
 		if !rn.reserve(int64(len(data) + 64)) {
 			return
@@ -561,7 +661,7 @@ func (rn *run) event(data []byte, at time.Time) {
 		rn.nlines++
 		return
 	}
-	red, err := rn.h.cfg.Redact.JSON(data)
+	red, err := rd.JSON(data)
 	if err != nil {
 		red = []byte(`{"type":"` + string(lastType(data)) + `"}`)
 	}
@@ -676,13 +776,27 @@ func safeName(s string) string {
 }
 
 func (rn *run) end() {
+	now := rn.h.cfg.Clock.Now()
+	rn.mu.Lock()
+	trailing, tail := rn.gapNext, rn.tail
+	rn.gapNext, rn.tail = 0, nil
+	rn.mu.Unlock()
+	// The bytes at the end that did not fit in the buffer: the run's end
+	// is in them.
+	rn.input(trailing, tail, now)
+	if rn.z != nil && !rn.z.done {
+		if err := rn.z.close(func(d []byte) { rn.decoded(d, now) }); err != nil {
+			rn.undecoded = err.Error()
+		}
+	}
 	if rn.enc == agui.EncodingProto {
-		rn.proto.end(func(f frame) { rn.frame(f, rn.h.cfg.Clock.Now()) })
+		rn.proto.end(func(f frame) { rn.frame(f, now) })
 	} else {
-		rn.sse.End(func(m agui.SSEMessage) { rn.event(m.Data, rn.h.cfg.Clock.Now()) })
+		rn.sse.End(func(m agui.SSEMessage) { rn.event(m.Data, now) })
 	}
 	rn.mu.Lock()
-	end := &End{Status: rn.status, ContentType: rn.ctype, Bytes: rn.bytes, Events: rn.events, Dropped: rn.dropped, Limited: rn.limited}
+	end := &End{Status: rn.status, ContentType: rn.ctype, ContentEncoding: rn.cenc, Bytes: rn.bytes, Events: rn.events,
+		Dropped: rn.dropped, Limited: rn.limited, Undecoded: rn.undecoded}
 	if rn.writeErr {
 		end.Outcome = OutcomeClientGone
 	} else {
@@ -699,7 +813,8 @@ func (rn *run) end() {
 	if rn.storageErr {
 		end.Error = strings.TrimPrefix(end.Error+"; storage failed", "; ")
 	}
-	rn.add(Record{Kind: KindEnd, Run: rn.id, Offset: rn.h.cfg.Clock.Now().Sub(rn.start), End: end})
+	end.Error = rn.h.cfg.Redact.String(end.Error)
+	rn.add(Record{Kind: KindEnd, Run: rn.id, Offset: now.Sub(rn.start), End: end})
 	rn.flush()
 	if rn.ownW && rn.w != nil {
 		if err := rn.w.Close(); err != nil && !rn.storageErr {
@@ -739,6 +854,7 @@ func (w *responseWriter) WriteHeader(code int) {
 		w.run.mu.Lock()
 		w.run.status = code
 		w.run.ctype = w.ResponseWriter.Header().Get("Content-Type")
+		w.run.cenc = w.ResponseWriter.Header().Get("Content-Encoding")
 		w.run.mu.Unlock()
 	}
 	w.ResponseWriter.WriteHeader(code)

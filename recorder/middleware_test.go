@@ -10,6 +10,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -599,6 +600,7 @@ func TestSecretsNeverRecorded(t *testing.T) {
 }
 
 func jsonUnmarshal(b []byte, v any) error { return json.Unmarshal(b, v) }
+func jsonMarshal(v any) ([]byte, error)   { return json.Marshal(v) }
 
 func TestMiddlewareNonSSEResponse(t *testing.T) {
 	var file bytes.Buffer
@@ -621,6 +623,65 @@ func TestMiddlewareNonSSEResponse(t *testing.T) {
 	}
 	if end := endOf(t, recs); end.Outcome != OutcomeTruncated || end.Status != 400 || end.Events != 0 {
 		t.Errorf("end = %+v", end)
+	}
+}
+
+// TestProxyForwardsToTheEndpoint is README's setup: "aguitest record
+// --target http://localhost:8000/agent" in front of a Go 1.22 "POST
+// /agent" route, the frontend posting to the printed root URL. The
+// upstream gets /agent (it used to get /agent/, and answer 404).
+func TestProxyForwardsToTheEndpoint(t *testing.T) {
+	mux := http.NewServeMux()
+	var mu sync.Mutex
+	var got []string
+	note := func(r *http.Request) {
+		mu.Lock()
+		got = append(got, r.URL.RequestURI())
+		mu.Unlock()
+	}
+	mux.HandleFunc("POST /agent", func(w http.ResponseWriter, r *http.Request) {
+		note(r)
+		agent(streamEvents("r", 1)).ServeHTTP(w, r)
+	})
+	mux.HandleFunc("POST /agent/sub", func(w http.ResponseWriter, r *http.Request) {
+		note(r)
+		agent(streamEvents("r", 1)).ServeHTTP(w, r)
+	})
+	up := httptest.NewServer(mux)
+	defer up.Close()
+	for _, tt := range []struct{ target, path, want string }{
+		{"/agent", "/", "/agent"},
+		{"/agent", "", "/agent"},
+		{"/agent", "/agent", "/agent"},
+		{"/agent", "/sub", "/agent/sub"},
+		{"/agent", "/agent/sub", "/agent/sub"},
+		{"/agent?v=1", "/?x=2", "/agent?v=1&x=2"},
+		{"", "/agent", "/agent"},
+		{"/", "/agent", "/agent"},
+	} {
+		target, _ := url.Parse(up.URL + tt.target)
+		var buf bytes.Buffer
+		w, _ := NewWriter(&buf, Header{})
+		h := Proxy(target, Config{Writer: w})
+		srv := httptest.NewServer(h)
+		got = nil
+		resp, err := http.Post(srv.URL+tt.path, "application/json", strings.NewReader(`{"runId":"r"}`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+		srv.Close()
+		h.Wait()
+		mu.Lock()
+		if resp.StatusCode != 200 || len(got) != 1 || got[0] != tt.want {
+			t.Errorf("target %s, POST %q: status %d, upstream got %q, want %q", tt.target, tt.path, resp.StatusCode, got, tt.want)
+		}
+		mu.Unlock()
+		recs, _ := readAll(t, NewReader(&buf, "p"))
+		if end := endOf(t, recs); end.Outcome != OutcomeFinished {
+			t.Errorf("target %s, POST %q: recorded %+v", tt.target, tt.path, end)
+		}
 	}
 }
 

@@ -4,6 +4,7 @@ import (
 	"net/http"
 	"net/http/httputil"
 	"net/url"
+	"strings"
 )
 
 // Proxy returns a recording reverse proxy: it forwards every request to
@@ -11,11 +12,31 @@ import (
 // write, while recording each run as Middleware does. Source defaults to
 // "proxy".
 //
-// It panics when cfg has neither Dir nor Writer.
+// The target URL is the endpoint: a request to the proxy's root goes to
+// target itself (http://host/agent, not http://host/agent/), a request
+// whose path already is target's path, or below it, goes there as it is,
+// and any other path is appended to target's path. Query parameters of
+// target come first, then the request's.
+//
+// It panics when cfg has neither Dir nor Writer, or a Redact that does not
+// validate.
 func Proxy(target *url.URL, cfg Config) *Handler {
 	rp := &httputil.ReverseProxy{
 		Rewrite: func(pr *httputil.ProxyRequest) {
-			pr.SetURL(target)
+			out := pr.Out.URL
+			out.Scheme, out.Host = target.Scheme, target.Host
+			out.Path = forwardPath(target.Path, pr.In.URL.Path)
+			out.RawPath = ""
+			if target.RawPath != "" || pr.In.URL.RawPath != "" {
+				out.RawPath = forwardPath(target.EscapedPath(), pr.In.URL.EscapedPath())
+			}
+			switch {
+			case target.RawQuery == "":
+			case out.RawQuery == "":
+				out.RawQuery = target.RawQuery
+			default:
+				out.RawQuery = target.RawQuery + "&" + out.RawQuery
+			}
 			pr.Out.Host = pr.In.Host
 			if target.Host != "" {
 				pr.Out.Host = target.Host
@@ -31,4 +52,21 @@ func Proxy(target *url.URL, cfg Config) *Handler {
 		cfg.Source = "proxy"
 	}
 	return Middleware(rp, cfg)
+}
+
+// forwardPath is the upstream path of a request to the proxy's path p,
+// target's path being base.
+func forwardPath(base, p string) string {
+	switch {
+	case p == "" || p == "/":
+		if base == "" {
+			return "/"
+		}
+		return base
+	case base == "" || base == "/":
+		return p
+	case p == base || strings.HasPrefix(p, strings.TrimSuffix(base, "/")+"/"):
+		return p
+	}
+	return strings.TrimSuffix(base, "/") + p
 }

@@ -13,6 +13,11 @@ import (
 // MaxLineSize is zero.
 const DefaultMaxLineSize = 64 << 20
 
+// maxHeaderLine bounds the first line: a header is a few hundred bytes.
+const maxHeaderLine = 64 << 10
+
+var errHeaderTooLong = fmt.Errorf("%w: its first line is longer than %d bytes", ErrNotRecording, maxHeaderLine)
+
 // ErrTruncated is returned (wrapped in an *Error) for a last line cut short,
 // as a crash while writing leaves it. Everything before it was returned.
 var ErrTruncated = errors.New("recording is truncated: the last line is incomplete")
@@ -136,6 +141,12 @@ func (r *Reader) readLine() (b []byte, complete bool, err error) {
 	tooLong := false
 	for {
 		chunk, err := r.br.ReadSlice('\n')
+		if r.header == nil && len(r.buf)+len(chunk) > maxHeaderLine {
+			// No header is this long: not a recording (/dev/zero, a
+			// binary file), said at once rather than read to its end.
+			r.line++
+			return nil, true, errHeaderTooLong
+		}
 		if !tooLong {
 			if len(r.buf)+len(chunk) > max+1 {
 				tooLong = true
@@ -191,6 +202,10 @@ func (r *Reader) Next() (Record, error) {
 			r.eof, r.truncated = true, true
 			return Record{}, r.fail(err)
 		}
+		if err == errHeaderTooLong {
+			r.fatal = r.fail(err)
+			return Record{}, r.fatal
+		}
 		if err != nil && !complete {
 			r.fatal = r.fail(err)
 			return Record{}, r.fatal
@@ -226,7 +241,7 @@ func (r *Reader) Next() (Record, error) {
 				r.fatal = r.fail(&VersionError{Version: rec.Header.Version})
 				return Record{}, r.fatal
 			}
-		case KindEvent, KindRequest, KindProvider, KindEnd:
+		case KindEvent, KindRequest, KindProvider, KindEnd, KindGap:
 		default:
 			r.unknown++
 		}

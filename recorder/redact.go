@@ -2,19 +2,177 @@ package recorder
 
 import (
 	"bytes"
-	"encoding/json"
 	"fmt"
-	"io"
 	"net/http"
 	"regexp"
-	"strconv"
+	"slices"
 	"strings"
 )
 
-// Redacted replaces what redaction removes from JSON values.
+// Redacted replaces what redaction removes.
 const Redacted = "[REDACTED]"
 
-// deniedHeaders are never recorded, whatever the configuration.
+// A Default names one of the redactions Redact makes unless it is turned
+// off (Redact.Off). The first four find a credential by the name it is
+// carried under; the others by its shape, wherever it appears: header
+// values, URLs, request and provider bodies, events, recorded data that is
+// not an event, provider response chunks (across chunk boundaries), error
+// messages.
+type Default string
+
+// The defaults, in the order Defaults lists them.
+const (
+	// DefaultHeaders drops request and response headers named like a
+	// credential: Authorization, Proxy-Authorization, Cookie, Set-Cookie,
+	// and any name holding secret, token, password, auth, cookie,
+	// session, credential, signature or api-key, or ending in "key"
+	// (X-Functions-Key, Ocp-Apim-Subscription-Key), except the keys
+	// that are not secret (Idempotency-Key, Sec-WebSocket-Key, ...).
+	DefaultHeaders Default = "headers"
+	// DefaultQuery redacts the values of URL query parameters named like a
+	// credential (key=, api_key=, access_token=, sig=, X-Amz-Signature=,
+	// ...), in the request path and in provider URLs.
+	DefaultQuery Default = "query"
+	// DefaultUserinfo redacts user:password@ in URLs.
+	DefaultUserinfo Default = "userinfo"
+	// DefaultFields redacts values named like a credential: JSON members
+	// (a string or number under apiKey, password, client_secret,
+	// access_token, ...; objects are searched inside), form fields, and
+	// name=value or name: value in text.
+	DefaultFields Default = "fields"
+
+	DefaultOpenAI      Default = "openai"      // sk-…, sk-proj-…, sk-svcacct-…, sk-admin-…
+	DefaultAnthropic   Default = "anthropic"   // sk-ant-…
+	DefaultGoogle      Default = "google"      // AIza… API keys, ya29.… OAuth tokens, GOCSPX-… client secrets
+	DefaultAWS         Default = "aws"         // AKIA… and ASIA… access key ids (secret keys go by name: DefaultFields)
+	DefaultGitHub      Default = "github"      // ghp_, gho_, ghu_, ghs_, ghr_, github_pat_
+	DefaultGitLab      Default = "gitlab"      // glpat-
+	DefaultSlack       Default = "slack"       // xoxb-, xoxp-, xoxa-, xapp- tokens, hooks.slack.com webhook URLs
+	DefaultStripe      Default = "stripe"      // sk_live_, sk_test_, rk_live_, rk_test_
+	DefaultHuggingFace Default = "huggingface" // hf_
+	DefaultNPM         Default = "npm"         // npm_
+	DefaultGroq        Default = "groq"        // gsk_
+	DefaultXAI         Default = "xai"         // xai-
+	DefaultJWT         Default = "jwt"         // eyJ….eyJ….…
+	DefaultBearer      Default = "bearer"      // the token after "Bearer " or "Basic " in text
+	DefaultPrivateKey  Default = "private-key" // -----BEGIN … PRIVATE KEY----- blocks
+)
+
+// Defaults returns every Default, in a fixed order.
+func Defaults() []Default {
+	return []Default{
+		DefaultHeaders, DefaultQuery, DefaultUserinfo, DefaultFields,
+		DefaultOpenAI, DefaultAnthropic, DefaultGoogle, DefaultAWS, DefaultGitHub, DefaultGitLab,
+		DefaultSlack, DefaultStripe, DefaultHuggingFace, DefaultNPM, DefaultGroq, DefaultXAI,
+		DefaultJWT, DefaultBearer, DefaultPrivateKey,
+	}
+}
+
+// ParseDefaults reads a comma-separated list of Default names ("" is
+// none; "all" is every one).
+func ParseDefaults(s string) ([]Default, error) {
+	var out []Default
+	for _, f := range strings.Split(s, ",") {
+		f = strings.TrimSpace(f)
+		switch {
+		case f == "":
+			continue
+		case f == "all":
+			out = append(out, Defaults()...)
+			continue
+		case !slices.Contains(Defaults(), Default(f)):
+			return nil, fmt.Errorf("unknown redaction %q (known: all, %s)", f, defaultNames())
+		}
+		out = append(out, Default(f))
+	}
+	return out, nil
+}
+
+func defaultNames() string {
+	var names []string
+	for _, d := range Defaults() {
+		names = append(names, string(d))
+	}
+	return strings.Join(names, ", ")
+}
+
+// Redact says what to remove before anything reaches a recording. The zero
+// value makes every redaction in Defaults: credential headers are dropped;
+// credentials named as such (query parameters, JSON members, form fields)
+// and credentials of a well-known shape (API keys of OpenAI, Anthropic,
+// Google, AWS, GitHub, Slack, ..., JWTs, bearer tokens, private keys) are
+// replaced by "[REDACTED]" wherever they appear. Off turns defaults off by
+// name, Keep spares names, and Headers, Pointers and Patterns add rules.
+//
+// Rules apply to the recording only: the client, the agent and the
+// provider always see the original bytes.
+//
+// What redaction cannot see: a credential split between two events of a
+// stream (a TOOL_CALL_ARGS fragment ending inside a key: the fragments
+// after the first are recorded as they are), one written with JSON \u
+// escapes in a provider's response chunks, and protobuf frames (kept only
+// when their event needs no redaction). A credential of no known shape
+// under a name that says nothing needs a Pointer or a Pattern.
+type Redact struct {
+	// Off turns off the defaults named (see Defaults).
+	Off []Default
+	// Keep names headers, query parameters and fields (any case) that are
+	// not redacted for their name; their values are still searched for
+	// credentials of a known shape.
+	Keep []string
+	// Headers names further headers never to record (any case).
+	Headers []string
+	// Pointers are JSON pointers (RFC 6901) to values replaced by
+	// "[REDACTED]" in request bodies, provider request bodies and events,
+	// wherever they resolve. A segment "*" matches every element of an
+	// array or member of an object: "/messages/*/content".
+	Pointers []string
+	// Patterns are replaced by "[REDACTED]" inside every string value (not
+	// keys) of request bodies, provider request bodies and events, and in
+	// every text a recording holds (URLs, header values, request bodies
+	// that are not JSON, provider response chunks, recorded data that is
+	// not an event, error messages).
+	Patterns []*regexp.Regexp
+}
+
+// Validate reports Off names that are not Defaults and Pointers that are
+// not JSON pointers.
+func (rd *Redact) Validate() error {
+	for _, d := range rd.Off {
+		if !slices.Contains(Defaults(), d) {
+			return fmt.Errorf("recorder: Redact.Off: unknown redaction %q (known: %s)", d, defaultNames())
+		}
+	}
+	for _, p := range rd.Pointers {
+		if _, err := splitPointer(p); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// on reports whether the default d applies.
+func (rd *Redact) on(d Default) bool {
+	return !slices.Contains(rd.Off, d)
+}
+
+// user reports whether rules of the user's (pointers, patterns) are set:
+// they are applied to parsed JSON, so no quick scan can rule them out.
+func (rd *Redact) user() bool { return len(rd.Pointers) > 0 || len(rd.Patterns) > 0 }
+
+// kept reports whether name is in Keep.
+func (rd *Redact) kept(name string) bool { return containsFold(rd.Keep, name) }
+
+func containsFold(list []string, k string) bool {
+	for _, x := range list {
+		if strings.EqualFold(x, k) {
+			return true
+		}
+	}
+	return false
+}
+
+// deniedHeaders are credential headers by their exact (canonical) names.
 var deniedHeaders = map[string]bool{
 	"Authorization":       true,
 	"Proxy-Authorization": true,
@@ -33,41 +191,34 @@ var deniedHeaders = map[string]bool{
 // deniedPattern matches further header names that look like credentials.
 var deniedPattern = regexp.MustCompile(`(?i)secret|token|passw(or)?d|api[-_]?key|auth|cookie|session|credential|signature`)
 
-// Redact says what to remove before anything reaches a recording. The zero
-// value removes the credential headers (Authorization, Proxy-Authorization,
-// Cookie, Set-Cookie, X-Api-Key, Api-Key, X-Auth-Token and any header whose
-// name matches secret, token, password, api-key, auth, cookie, session,
-// credential or signature, case-insensitively); they cannot be kept.
-//
-// Rules apply to the recording only: the client and the agent always see
-// the original bytes.
-type Redact struct {
-	// Headers names further headers never to record (any case).
-	Headers []string
-	// Pointers are JSON pointers (RFC 6901) to values replaced by
-	// "[REDACTED]" in request bodies, provider request bodies and events,
-	// wherever they resolve. A segment "*" matches every element of an
-	// array or member of an object: "/messages/*/content".
-	Pointers []string
-	// Patterns are replaced by "[REDACTED]" inside every string value (not
-	// keys) of request bodies, provider request bodies and events, and in
-	// the text of provider response chunks.
-	Patterns []*regexp.Regexp
+// credentialHeader reports whether a header's name says it carries a
+// credential.
+func (rd *Redact) credentialHeader(name string) bool {
+	if rd.kept(name) {
+		return false
+	}
+	ck := http.CanonicalHeaderKey(name)
+	return deniedHeaders[ck] || deniedPattern.MatchString(ck) || credentialName(name, ctxHeader)
 }
 
 // header returns the headers of h to record: those named in allow (all when
-// allow is empty) minus the denied ones.
+// allow is empty) minus the credential headers and those in Headers, each
+// value searched for credentials of known shapes.
 func (rd *Redact) header(h http.Header, allow []string) http.Header {
 	out := http.Header{}
 	for k, v := range h {
 		ck := http.CanonicalHeaderKey(k)
-		if deniedHeaders[ck] || deniedPattern.MatchString(ck) {
+		if rd.on(DefaultHeaders) && rd.credentialHeader(ck) {
 			continue
 		}
-		if rd.denied(ck) || (len(allow) > 0 && !contains(allow, ck)) {
+		if containsFold(rd.Headers, ck) || (len(allow) > 0 && !containsFold(allow, ck)) {
 			continue
 		}
-		out[ck] = append([]string(nil), v...)
+		vs := make([]string, len(v))
+		for i, s := range v {
+			vs[i] = rd.String(s)
+		}
+		out[ck] = vs
 	}
 	if len(out) == 0 {
 		return nil
@@ -75,237 +226,210 @@ func (rd *Redact) header(h http.Header, allow []string) http.Header {
 	return out
 }
 
-func (rd *Redact) denied(k string) bool { return contains(rd.Headers, k) }
-
-func contains(list []string, k string) bool {
-	for _, x := range list {
-		if strings.EqualFold(x, k) {
-			return true
-		}
+// String returns s with the text rules applied (see Text).
+func (rd *Redact) String(s string) string {
+	b := rd.Text([]byte(s))
+	if len(b) == len(s) && string(b) == s {
+		return s
 	}
-	return false
+	return string(b)
 }
 
-func (rd *Redact) active() bool { return len(rd.Pointers) > 0 || len(rd.Patterns) > 0 }
-
-// JSON returns b with the pointer and pattern rules applied. Member order
-// and numbers are kept; the result is compact. When no rule applies it
-// returns b itself.
-func (rd *Redact) JSON(b []byte) ([]byte, error) {
-	if !rd.active() {
-		return b, nil
-	}
-	v, err := parseOrdered(b)
-	if err != nil {
-		return nil, err
-	}
-	changed := false
-	for _, p := range rd.Pointers {
-		segs, err := splitPointer(p)
-		if err != nil {
-			return nil, err
-		}
-		if redactAt(&v, segs) {
-			changed = true
-		}
-	}
-	if len(rd.Patterns) > 0 && redactStrings(&v, rd.Patterns) {
-		changed = true
-	}
-	if !changed {
-		return b, nil
-	}
-	return v.append(nil), nil
-}
-
-// Text returns b with the patterns replaced; b itself when none matches.
+// Text returns b with every credential the rules find in text replaced by
+// "[REDACTED]": credentials of known shapes, name=value and name: value
+// pairs (and JSON members) named like credentials, URL userinfo, and the
+// Patterns. It returns b itself when nothing is found. JSON escapes in b
+// (\n, \") separate words, as in a JSON document or an SSE stream.
 func (rd *Redact) Text(b []byte) []byte {
+	var spans []span
+	if looksLikeForm(b) && rd.on(DefaultFields) {
+		spans = rd.formSpans(b, 0, len(b), spans)
+	}
+	spans = rd.textSpans(b, true, spans)
+	spans = rd.patternSpans(b, spans)
+	if len(spans) == 0 {
+		return b
+	}
+	return splice(nil, b, spans)
+}
+
+// URL returns the URL (or request URI) s with its userinfo, the values of
+// its credential query parameters and any credential of a known shape
+// redacted.
+func (rd *Redact) URL(s string) string {
+	b := []byte(s)
+	var spans []span
+	if rd.on(DefaultUserinfo) {
+		spans = userinfoSpans(b, spans)
+	}
+	if q := strings.IndexByte(s, '?'); q >= 0 && rd.on(DefaultQuery) {
+		end := len(s)
+		if h := strings.IndexByte(s[q:], '#'); h >= 0 {
+			end = q + h
+		}
+		spans = rd.formSpans(b, q+1, end, spans)
+	}
+	spans = rd.textSpans(b, true, spans)
+	spans = rd.patternSpans(b, spans)
+	if len(spans) == 0 {
+		return s
+	}
+	return string(splice(nil, b, spans))
+}
+
+// looksLikeForm reports whether b is URL-encoded name=value pairs (a
+// form body), whose values are decoded before they are searched.
+func looksLikeForm(b []byte) bool {
+	if len(b) == 0 || bytes.IndexByte(b, '=') < 0 {
+		return false
+	}
+	for _, c := range b {
+		if c <= ' ' || c >= 0x7f || bytes.IndexByte([]byte(`"'{}<>\`), c) >= 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// formSpans adds, for the URL-encoded pairs in b[start:end], the values of
+// credential names, and whole values holding a credential once decoded.
+func (rd *Redact) formSpans(b []byte, start, end int, spans []span) []span {
+	for start <= end {
+		pe := end
+		if amp := bytes.IndexByte(b[start:end], '&'); amp >= 0 {
+			pe = start + amp
+		}
+		pair := b[start:pe]
+		if eq := bytes.IndexByte(pair, '='); eq >= 0 && eq < len(pair)-1 {
+			name, err := queryUnescape(string(pair[:eq]))
+			vs := start + eq + 1
+			switch {
+			case err != nil:
+			case !rd.kept(name) && credentialName(name, ctxQuery):
+				spans = append(spans, span{vs, pe})
+			default:
+				if v, err := queryUnescape(string(b[vs:pe])); err == nil && v != string(b[vs:pe]) {
+					if found := rd.patternSpans([]byte(v), rd.textSpans([]byte(v), false, nil)); len(found) > 0 {
+						spans = append(spans, span{vs, pe})
+					}
+				}
+			}
+		}
+		start = pe + 1
+	}
+	return spans
+}
+
+// queryUnescape decodes %XX and + in a query parameter's name.
+func queryUnescape(s string) (string, error) {
+	if !strings.ContainsAny(s, "%+") {
+		return s, nil
+	}
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; c {
+		case '+':
+			b.WriteByte(' ')
+		case '%':
+			if i+2 >= len(s) || !isHexDigit(s[i+1]) || !isHexDigit(s[i+2]) {
+				return "", fmt.Errorf("bad escape")
+			}
+			b.WriteByte(unhex(s[i+1])<<4 | unhex(s[i+2]))
+			i += 2
+		default:
+			b.WriteByte(c)
+		}
+	}
+	return b.String(), nil
+}
+
+func isHexDigit(c byte) bool {
+	return '0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F'
+}
+
+func unhex(c byte) byte {
+	switch {
+	case c <= '9':
+		return c - '0'
+	case c >= 'a':
+		return c - 'a' + 10
+	}
+	return c - 'A' + 10
+}
+
+// patternSpans adds the matches of the Patterns in b.
+func (rd *Redact) patternSpans(b []byte, spans []span) []span {
 	for _, re := range rd.Patterns {
-		if re.Match(b) {
-			b = re.ReplaceAll(b, []byte(Redacted))
-		}
-	}
-	return b
-}
-
-func splitPointer(p string) ([]string, error) {
-	if p == "" {
-		return nil, nil
-	}
-	if p[0] != '/' {
-		return nil, fmt.Errorf("recorder: JSON pointer %q does not start with /", p)
-	}
-	segs := strings.Split(p[1:], "/")
-	for i, s := range segs {
-		segs[i] = strings.ReplaceAll(strings.ReplaceAll(s, "~1", "/"), "~0", "~")
-	}
-	return segs, nil
-}
-
-// value is a JSON value that keeps member order: scalars hold their raw
-// text, objects and arrays their children.
-type value struct {
-	raw     json.RawMessage // scalars
-	keys    []string        // objects
-	members []value         // objects (parallel to keys) and arrays
-	kind    byte            // '{', '[', or 0 for a scalar
-}
-
-func parseOrdered(b []byte) (value, error) {
-	dec := json.NewDecoder(bytes.NewReader(b))
-	dec.UseNumber()
-	v, err := decodeValue(dec)
-	if err != nil {
-		return v, err
-	}
-	if _, err := dec.Token(); err != io.EOF {
-		return v, fmt.Errorf("recorder: trailing data after JSON value")
-	}
-	return v, nil
-}
-
-func decodeValue(dec *json.Decoder) (value, error) {
-	tok, err := dec.Token()
-	if err != nil {
-		return value{}, err
-	}
-	switch t := tok.(type) {
-	case json.Delim:
-		switch t {
-		case '{':
-			v := value{kind: '{'}
-			for dec.More() {
-				kt, err := dec.Token()
-				if err != nil {
-					return v, err
-				}
-				child, err := decodeValue(dec)
-				if err != nil {
-					return v, err
-				}
-				v.keys = append(v.keys, kt.(string))
-				v.members = append(v.members, child)
-			}
-			_, err := dec.Token()
-			return v, err
-		case '[':
-			v := value{kind: '['}
-			for dec.More() {
-				child, err := decodeValue(dec)
-				if err != nil {
-					return v, err
-				}
-				v.members = append(v.members, child)
-			}
-			_, err := dec.Token()
-			return v, err
-		}
-		return value{}, fmt.Errorf("recorder: unexpected %v", t)
-	case string:
-		return value{raw: appendString(nil, t)}, nil
-	case json.Number:
-		return value{raw: json.RawMessage(t)}, nil
-	case bool:
-		return value{raw: json.RawMessage(strconv.FormatBool(t))}, nil
-	default:
-		return value{raw: json.RawMessage("null")}, nil
-	}
-}
-
-func (v *value) append(b []byte) []byte {
-	switch v.kind {
-	case '{':
-		b = append(b, '{')
-		for i, k := range v.keys {
-			if i > 0 {
-				b = append(b, ',')
-			}
-			b = appendString(b, k)
-			b = append(b, ':')
-			b = v.members[i].append(b)
-		}
-		return append(b, '}')
-	case '[':
-		b = append(b, '[')
-		for i := range v.members {
-			if i > 0 {
-				b = append(b, ',')
-			}
-			b = v.members[i].append(b)
-		}
-		return append(b, ']')
-	}
-	return append(b, v.raw...)
-}
-
-var redactedJSON = json.RawMessage(`"` + Redacted + `"`)
-
-func redactAt(v *value, segs []string) bool {
-	if len(segs) == 0 {
-		*v = value{raw: redactedJSON}
-		return true
-	}
-	seg, rest := segs[0], segs[1:]
-	changed := false
-	switch v.kind {
-	case '{':
-		for i, k := range v.keys {
-			if seg == "*" || k == seg {
-				changed = redactAt(&v.members[i], rest) || changed
+		for _, m := range re.FindAllIndex(b, -1) {
+			if m[1] > m[0] {
+				spans = append(spans, span{m[0], m[1]})
 			}
 		}
-	case '[':
-		if seg == "*" {
-			for i := range v.members {
-				changed = redactAt(&v.members[i], rest) || changed
-			}
-		} else if n, err := strconv.Atoi(seg); err == nil && n >= 0 && n < len(v.members) {
-			changed = redactAt(&v.members[n], rest)
-		}
 	}
-	return changed
-}
-
-func redactStrings(v *value, res []*regexp.Regexp) bool {
-	if v.kind == 0 {
-		if len(v.raw) == 0 || v.raw[0] != '"' {
-			return false
-		}
-		var s string
-		if json.Unmarshal(v.raw, &s) != nil {
-			return false
-		}
-		orig := s
-		for _, re := range res {
-			s = re.ReplaceAllString(s, Redacted)
-		}
-		if s == orig {
-			return false
-		}
-		v.raw = appendString(nil, s)
-		return true
-	}
-	changed := false
-	for i := range v.members {
-		changed = redactStrings(&v.members[i], res) || changed
-	}
-	return changed
+	return spans
 }
 
 // exchange applies the rules to a provider exchange in place.
 func (rd *Redact) exchange(ex *Exchange) {
-	if !rd.active() {
-		return
-	}
+	ex.URL = rd.URL(ex.URL)
+	ex.Header = rd.header(ex.Header, nil)
+	ex.ResponseHeader = rd.header(ex.ResponseHeader, nil)
 	if ex.Body != nil {
 		if b, err := rd.JSON(ex.Body); err == nil {
 			ex.Body = b
 		} else {
+			ex.BodyText = string(rd.Text(ex.Body))
 			ex.Body = nil
 		}
 	}
-	ex.BodyText = string(rd.Text([]byte(ex.BodyText)))
-	for i := range ex.Chunks {
-		ex.Chunks[i].Data = rd.Text(ex.Chunks[i].Data)
+	ex.BodyText = rd.String(ex.BodyText)
+	ex.Error = rd.String(ex.Error)
+	rd.chunks(ex.Chunks)
+}
+
+// chunks redacts a response read in pieces as one text, so that a
+// credential cut between two chunks is found: the first chunk it touches
+// gets "[REDACTED]" in its place, the others lose their part of it.
+func (rd *Redact) chunks(cs []Chunk) {
+	if len(cs) == 0 {
+		return
+	}
+	var all []byte
+	if len(cs) == 1 {
+		all = cs[0].Data
+	} else {
+		for _, c := range cs {
+			all = append(all, c.Data...)
+		}
+	}
+	spans := rd.textSpans(all, true, nil)
+	spans = rd.patternSpans(all, spans)
+	if len(spans) == 0 {
+		return
+	}
+	spans = mergeSpans(spans)
+	off := 0
+	k := 0 // the first span that may touch the current chunk
+	for i := range cs {
+		lo, hi := off, off+len(cs[i].Data)
+		off = hi
+		for k < len(spans) && spans[k].end <= lo {
+			k++
+		}
+		if k == len(spans) || spans[k].start >= hi {
+			continue
+		}
+		var out []byte
+		pos := lo
+		for j := k; j < len(spans) && spans[j].start < hi; j++ {
+			s := spans[j]
+			if s.start >= pos {
+				out = append(out, all[pos:s.start]...)
+				out = append(out, Redacted...)
+			}
+			pos = min(max(pos, s.end), hi)
+		}
+		out = append(out, all[pos:hi]...)
+		cs[i].Data = out
 	}
 }

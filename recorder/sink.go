@@ -85,7 +85,7 @@ func (s *Sink) Emit(e agui.Event) error {
 	s.bytes += int64(len(raw))
 	s.last = e.Type()
 	off := s.now().Sub(s.start)
-	if !s.Redact.active() {
+	if s.Redact.clean(raw) {
 		return s.add(EventRecord(s.Run, off, e))
 	}
 	red, err := s.Redact.JSON(raw)

@@ -5,19 +5,20 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httputil"
 	"net/url"
-	"strings"
 	"sync"
 	"time"
 
 	"github.com/aguitest/aguitest/clock"
 )
 
-// maxExchangeBytes bounds the response bytes kept for one provider exchange.
-const maxExchangeBytes = 64 << 20
+// maxExchangeBytes bounds the response bytes kept for one provider
+// exchange: escaped in its record, it stays within a line a Reader reads.
+const maxExchangeBytes = 8 << 20
 
 // Transport records an LLM provider's responses as an agent's client reads
 // them: the request (body redacted, credential headers removed), the status
@@ -59,7 +60,9 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 	if base == nil {
 		base = http.DefaultTransport
 	}
-	ex := &Exchange{Method: req.Method, URL: redactURL(req.URL), Header: t.Redact.header(req.Header, nil)}
+	// The exchange is redacted whole when it is emitted, so that a
+	// credential cut between two chunks is found.
+	ex := &Exchange{Method: req.Method, URL: req.URL.String(), Header: req.Header.Clone()}
 	if req.Body != nil && req.Body != http.NoBody {
 		body, err := io.ReadAll(req.Body)
 		req.Body.Close()
@@ -69,20 +72,21 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 		req = req.Clone(req.Context())
 		req.Body = io.NopCloser(bytes.NewReader(body))
 		req.GetBody = func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(body)), nil }
-		if json.Valid(body) {
-			red, err := t.Redact.JSON(body)
-			if err == nil {
-				var c bytes.Buffer
-				if json.Compact(&c, red) == nil {
-					ex.Body = c.Bytes()
-				}
-			}
+		var c bytes.Buffer
+		if json.Compact(&c, body) == nil {
+			ex.Body = c.Bytes()
 		} else {
-			ex.BodyText = string(t.Redact.Text(body))
+			ex.BodyText = string(body)
 		}
 	}
 	start := t.now()
 	emit := t.emitter(req.Context(), start)
+	emit = func(emit func(*Exchange)) func(*Exchange) {
+		return func(ex *Exchange) {
+			t.Redact.exchange(ex)
+			emit(ex)
+		}
+	}(emit)
 	resp, err := base.RoundTrip(req)
 	if err != nil {
 		ex.Error = err.Error()
@@ -90,26 +94,9 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 		return nil, err
 	}
 	ex.Status = resp.StatusCode
-	ex.ResponseHeader = t.Redact.header(resp.Header, nil)
+	ex.ResponseHeader = resp.Header.Clone()
 	resp.Body = &recordingBody{rc: resp.Body, t: t, ex: ex, start: start, emit: emit}
 	return resp, nil
-}
-
-// redactURL returns u as a string without the query parameters that carry
-// credentials (Gemini's key=, access_token=, ...).
-func redactURL(u *url.URL) string {
-	if u.RawQuery == "" {
-		return u.String()
-	}
-	q := u.Query()
-	for k := range q {
-		if strings.EqualFold(k, "key") || deniedPattern.MatchString(k) {
-			q.Del(k)
-		}
-	}
-	c := *u
-	c.RawQuery = q.Encode()
-	return c.String()
 }
 
 type sinkKey struct{}
@@ -187,9 +174,12 @@ type recordingBody struct {
 // Read reads from the provider's body and records what it returns.
 func (b *recordingBody) Read(p []byte) (int, error) {
 	n, err := b.rc.Read(p)
+	if n > 0 && b.size >= maxExchangeBytes && b.ex.Error == "" {
+		b.ex.Error = fmt.Sprintf("the response is longer than %d bytes: the rest is not recorded", maxExchangeBytes)
+	}
 	if n > 0 && b.size < maxExchangeBytes {
 		b.size += n
-		data := b.t.Redact.Text(append([]byte(nil), p[:n]...))
+		data := append([]byte(nil), p[:n]...)
 		b.ex.Chunks = append(b.ex.Chunks, Chunk{Offset: b.t.now().Sub(b.start), Data: data})
 	}
 	if err != nil {

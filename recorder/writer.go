@@ -41,16 +41,24 @@ func NewWriter(w io.Writer, h Header) (*Writer, error) {
 	return wr, nil
 }
 
+// openFile opens a recording file for Create; tests replace it to play a
+// full disk.
+var openFile = func(path string) (io.WriteCloser, error) {
+	return os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_TRUNC|os.O_APPEND, 0o644)
+}
+
 // Create creates (or truncates) the file at path and returns a Writer on it,
-// its header written. Close closes the file.
+// its header written. Close closes the file. When the header cannot be
+// written (a full disk), the file is removed: it would hold nothing.
 func Create(path string, h Header) (*Writer, error) {
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_TRUNC|os.O_APPEND, 0o644)
+	f, err := openFile(path)
 	if err != nil {
 		return nil, err
 	}
 	w, err := NewWriter(f, h)
 	if err != nil {
 		f.Close()
+		os.Remove(path)
 		return nil, err
 	}
 	return w, nil

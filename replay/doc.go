@@ -34,4 +34,11 @@
 // reports what was left unused and every request that could not be
 // served. Handler and ProviderHandler make one to mount on a server of
 // one's own. Both are safe for concurrent use.
+//
+// The servers are for a developer's machine: Server answers no web page
+// unless Options.AllowOrigins names its origin (recordings hold production
+// traffic), and both refuse request bodies over a limit
+// (Options.MaxRequestBytes, ProviderOptions.MaxRequestBytes) with 413. A
+// run whose recording is incomplete (Run.Incomplete, Run.Gaps) is served
+// as recorded.
 package replay

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"strings"
 	"sync"
 	"time"
 
@@ -39,6 +40,49 @@ type Options struct {
 	// event (not sent in server-sent events). It may be called from
 	// several requests at once. Nil ignores them.
 	OnLoss func(run *Run, index int, err error)
+	// AllowOrigins are the origins (scheme://host[:port]) whose web pages
+	// may call Handler from a browser: they get CORS headers and their
+	// preflight requests are answered; "*" allows every origin. A request
+	// from any other origin (one with an Origin header, as browsers send)
+	// is refused (403), so that a page the developer happens to visit
+	// cannot read recordings of production traffic. Nil allows none.
+	AllowOrigins []string
+	// MaxRequestBytes bounds a request's body; a larger one is answered
+	// 413. Zero means DefaultMaxRequestBytes.
+	MaxRequestBytes int64
+}
+
+// DefaultMaxRequestBytes bounds request bodies when
+// Options.MaxRequestBytes is zero.
+const DefaultMaxRequestBytes = 8 << 20
+
+// readBody reads a request's body within limit (DefaultMaxRequestBytes
+// when 0 or less); a larger one is answered 413 and reported as false.
+func readBody(w http.ResponseWriter, r *http.Request, limit int64, answer func(status int, msg string)) ([]byte, bool) {
+	if limit <= 0 {
+		limit = DefaultMaxRequestBytes
+	}
+	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, limit))
+	var tooLarge *http.MaxBytesError
+	switch {
+	case errors.As(err, &tooLarge):
+		answer(http.StatusRequestEntityTooLarge, fmt.Sprintf("aguitest replay: the request body is larger than %d bytes (the limit: --max-request-bytes, Options.MaxRequestBytes)", tooLarge.Limit))
+		return nil, false
+	case err != nil:
+		answer(http.StatusBadRequest, "aguitest replay: reading the request body: "+err.Error())
+		return nil, false
+	}
+	return body, true
+}
+
+// allowOrigin reports whether a browser page of origin may call.
+func (o *Options) allowOrigin(origin string) bool {
+	for _, a := range o.AllowOrigins {
+		if a == "*" || strings.EqualFold(strings.TrimSuffix(a, "/"), origin) {
+			return true
+		}
+	}
+	return false
 }
 
 // wait waits d scaled by speed on c (the real clock when nil), or until
@@ -61,8 +105,8 @@ func wait(ctx context.Context, c clock.Clock, speed float64, d time.Duration) er
 // names and ids of the original stream are not recorded), or protobuf
 // frames encoded as @ag-ui/encoder encodes them (recorded frames are sent
 // as they came). What an encoding cannot carry goes to Options.OnLoss.
-// Browsers may call it: it answers CORS preflight requests and allows any
-// origin.
+// Browsers may call it only from the origins Options.AllowOrigins names:
+// by default no web page can read what it serves.
 //
 // Handler's Server is for mounting on a server of one's own; NewServer
 // also starts one on a loopback port.
@@ -192,9 +236,16 @@ func (s *Server) Unserved() []*Run {
 // ServeHTTP serves the next run to a POST.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if origin := r.Header.Get("Origin"); origin != "" {
-		w.Header().Set("Access-Control-Allow-Origin", "*")
-		w.Header().Set("Access-Control-Allow-Headers", "*")
+		if !s.opt.allowOrigin(origin) {
+			http.Error(w, fmt.Sprintf("aguitest replay: origin %q is not allowed to read these recordings (allow it with --allow-origin, Options.AllowOrigins)", origin), http.StatusForbidden)
+			return
+		}
+		w.Header().Set("Access-Control-Allow-Origin", origin)
+		w.Header().Add("Vary", "Origin")
 		w.Header().Set("Access-Control-Allow-Methods", "POST, OPTIONS")
+		if h := r.Header.Get("Access-Control-Request-Headers"); h != "" {
+			w.Header().Set("Access-Control-Allow-Headers", h)
+		}
 	}
 	switch r.Method {
 	case http.MethodOptions:
@@ -209,7 +260,10 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	var in struct {
 		RunID string `json:"runId"`
 	}
-	body, _ := io.ReadAll(io.LimitReader(r.Body, 64<<20))
+	body, ok := readBody(w, r, s.opt.MaxRequestBytes, func(status int, msg string) { http.Error(w, msg, status) })
+	if !ok {
+		return
+	}
 	_ = json.Unmarshal(body, &in)
 	run := s.pick(in.RunID)
 	if run == nil {

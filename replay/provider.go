@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"net/http"
 	"net/url"
 	"sync"
@@ -35,6 +34,10 @@ type ProviderOptions struct {
 	// why they differ; nil compares the method, the URL path and the JSON
 	// body (a diff, -want +got).
 	Match func(want *recorder.Exchange, got *http.Request, body []byte) error
+	// MaxRequestBytes bounds a request's body; a larger one is answered
+	// 413, in its wire's error shape, and reported by Check. Zero means
+	// DefaultMaxRequestBytes.
+	MaxRequestBytes int64
 }
 
 // Provider serves recorded provider exchanges as a fake LLM: each request
@@ -169,9 +172,17 @@ func (p *Provider) nextFor(w llmwire.Wire) int {
 	return -1
 }
 
+// maxProblem bounds the text of a problem Check reports.
+const maxProblem = 8 << 10
+
 // fail answers a request that cannot be served, in its wire's error shape,
 // and keeps the problem for Check.
 func (p *Provider) fail(w http.ResponseWriter, wire llmwire.Wire, err error) {
+	if msg := err.Error(); len(msg) > maxProblem {
+		// Kept for the life of the server: a diff of large bodies is
+		// kept in part.
+		err = fmt.Errorf("%s… (%d bytes more)", msg[:maxProblem], len(msg)-maxProblem)
+	}
 	p.problems = append(p.problems, err)
 	p.mu.Unlock()
 	w.Header().Set("Content-Type", llmwire.ContentType(wire))
@@ -183,12 +194,20 @@ func (p *Provider) fail(w http.ResponseWriter, wire llmwire.Wire, err error) {
 
 // ServeHTTP answers a request with the next exchange.
 func (p *Provider) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	body, err := io.ReadAll(r.Body)
-	if err != nil {
-		http.Error(w, err.Error(), http.StatusBadRequest)
+	wire := llmwire.Of(r.URL.Path)
+	body, ok := readBody(w, r, p.opt.MaxRequestBytes, func(status int, msg string) {
+		p.mu.Lock()
+		p.requests++
+		p.problems = append(p.problems, fmt.Errorf("request %d: %s %s: %s", p.requests, r.Method, r.URL.Path, msg))
+		p.mu.Unlock()
+		e := llmwire.Error{Status: status, Message: msg}
+		w.Header().Set("Content-Type", llmwire.ContentType(wire))
+		w.WriteHeader(status)
+		_, _ = w.Write(e.Body(wire))
+	})
+	if !ok {
 		return
 	}
-	wire := llmwire.Of(r.URL.Path)
 	p.mu.Lock()
 	p.requests++
 	nreq := p.requests

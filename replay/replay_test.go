@@ -357,3 +357,36 @@ func TestRecordThenReplayProvider(t *testing.T) {
 		t.Errorf("the re-run differs from the recording (-want +got):\n%s", d)
 	}
 }
+
+// TestRequestLimits: a request body over the limit gets 413 from both
+// servers, in the provider's error shape from Provider, and Provider's
+// Check reports it.
+func TestRequestLimits(t *testing.T) {
+	big := strings.Repeat(" ", 2000)
+	srv := NewServer(nil, Options{MaxRequestBytes: 1000})
+	defer srv.Close()
+	resp, err := http.Post(srv.URL, "application/json", strings.NewReader(big))
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusRequestEntityTooLarge || !strings.Contains(string(b), "larger than 1000 bytes") {
+		t.Errorf("Server: got %d %q, want 413 naming the limit", resp.StatusCode, b)
+	}
+
+	p := NewProvider(nil, ProviderOptions{MaxRequestBytes: 1000})
+	defer p.Close()
+	resp, err = http.Post(p.URL+"/v1/messages", "application/json", strings.NewReader(big))
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ = io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusRequestEntityTooLarge || !strings.Contains(string(b), `"type":"error"`) || !strings.Contains(string(b), "larger than 1000 bytes") {
+		t.Errorf("Provider: got %d %q, want 413 in Anthropic's error shape", resp.StatusCode, b)
+	}
+	if err := p.Check(); err == nil || !strings.Contains(err.Error(), "larger than 1000 bytes") {
+		t.Errorf("Provider.Check() = %v, want the refused request", err)
+	}
+}

@@ -48,9 +48,43 @@ type Run struct {
 	Line      int
 	Events    []Event
 	Exchanges []Exchange
+	// Gaps are the places where response bytes are missing from the
+	// recording (storage had no room for them), in order.
+	Gaps []Gap
 	// End closes the run; nil when the recording stops before it (a
-	// crash, or a file still being written).
+	// crash, storage failing, or a file still being written).
 	End *recorder.End
+}
+
+// Gap is a place in a run where response bytes are missing.
+type Gap struct {
+	// Index is the number of the run's Events recorded before it.
+	Index int
+	// Line is the gap record's line in the recording.
+	Line int
+	// Bytes is how many bytes are missing.
+	Bytes int64
+}
+
+// Incomplete says why the recording of the run does not hold the whole
+// response the client got, or "" when it does: bytes dropped (storage fell
+// behind), the per-run size limit, an encoding the recorder could not
+// decode, or no end record while the last event recorded does not end the
+// run (storage failed, the recorder was killed, the file is still being
+// written). What such a run's events show of the agent is true as far as
+// they go; how its stream ended is unknown.
+func (r *Run) Incomplete() string {
+	if r.End != nil {
+		return r.End.Incomplete()
+	}
+	var last agui.EventType
+	for i := len(r.Events) - 1; i >= 0 && last == ""; i-- {
+		last = r.Events[i].Event.Type() // "" for data that is no event
+	}
+	if last == agui.RunFinished || last == agui.RunError {
+		return ""
+	}
+	return recorder.NoEndRecord
 }
 
 // Outcome returns the outcome of the end record, or "truncated" when the
@@ -137,6 +171,9 @@ func Runs(r *recorder.Reader) iter.Seq2[*Run, error] {
 			case recorder.KindProvider:
 				run := get(rec)
 				run.Exchanges = append(run.Exchanges, Exchange{Offset: rec.Offset, Line: rec.Line, Exchange: rec.Exchange})
+			case recorder.KindGap:
+				run := get(rec)
+				run.Gaps = append(run.Gaps, Gap{Index: len(run.Events), Line: rec.Line, Bytes: rec.Gap.Bytes})
 			case recorder.KindEnd:
 				run := get(rec)
 				run.End = rec.End

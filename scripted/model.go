@@ -75,6 +75,8 @@ type Model struct {
 	next     int // the turn answering the next request
 	served   int // requests turn next has answered (a repeating fault)
 	requests []Request
+	received int // requests received, kept or not
+	retain   int // requests kept: -1 all
 	errs     []error
 	log      io.Writer
 	logErr   error
@@ -88,7 +90,7 @@ func NewModel(s Script) *Model {
 	if err := s.Validate(); err != nil {
 		panic("scripted: invalid script: " + err.Error())
 	}
-	m := &Model{script: s, clock: s.Clock}
+	m := &Model{script: s, clock: s.Clock, retain: -1}
 	if m.clock == nil {
 		m.clock = new(clock.Virtual)
 	}
@@ -123,7 +125,7 @@ func (m *Model) take(req Request) (*answer, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	m.record(req)
-	n := len(m.requests) - 1
+	n := m.received - 1
 	if m.next >= len(m.script.Turns) {
 		err := fmt.Errorf("request %d is unexpected: the script has %s%s", n+1, words.Count(len(m.script.Turns), "turn", "turns"), lastUser(req))
 		m.errs = append(m.errs, err)
@@ -149,7 +151,9 @@ func (m *Model) take(req Request) (*answer, error) {
 			return nil, err
 		}
 	}
-	m.requests[n].Turn = i + 1
+	if m.retain != 0 {
+		m.requests[len(m.requests)-1].Turn = i + 1 // req, kept last
+	}
 	u := estimate(t, &req)
 	a := &answer{turn: i, t: t, plan: p, chunks: planChunks(t, i, p, &u, req.Wire == WireGemini), fault: t.Fault, usage: u, req: req}
 	a.model = m.modelName(&req)
@@ -163,12 +167,22 @@ func (m *Model) reject(req Request, err error) {
 	defer m.mu.Unlock()
 	req.Error = err.Error()
 	m.record(req)
-	m.errs = append(m.errs, fmt.Errorf("request %d (%s) was refused as the provider would refuse it: %w", len(m.requests), req.Wire, err))
+	m.errs = append(m.errs, fmt.Errorf("request %d (%s) was refused as the provider would refuse it: %w", m.received, req.Wire, err))
 }
 
 // record keeps req and logs it; m.mu is held.
 func (m *Model) record(req Request) {
-	m.requests = append(m.requests, req)
+	m.received++
+	switch {
+	case m.retain < 0:
+		m.requests = append(m.requests, req)
+	case m.retain > 0:
+		if len(m.requests) == m.retain {
+			copy(m.requests, m.requests[1:])
+			m.requests = m.requests[:len(m.requests)-1]
+		}
+		m.requests = append(m.requests, req)
+	}
 	if m.log != nil && m.logErr == nil {
 		b, err := json.Marshal(req)
 		if err == nil {
@@ -291,7 +305,28 @@ func (m *Model) Stream(ctx context.Context, req Request) (iter.Seq2[Chunk, error
 	}, nil
 }
 
-// Requests returns the requests received so far, in order.
+// RetainRequests makes m keep only the last n requests it receives (none
+// when n is 0; every one when n is negative, the default), so that a
+// long-running server does not hold every request body: Requests returns
+// those kept, Received counts them all. Call it before the first request.
+func (m *Model) RetainRequests(n int) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.retain = n
+	if n >= 0 && len(m.requests) > n {
+		m.requests = append([]Request(nil), m.requests[len(m.requests)-n:]...)
+	}
+}
+
+// Received returns how many requests m has received.
+func (m *Model) Received() int {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.received
+}
+
+// Requests returns the requests received so far and kept (see
+// RetainRequests), in order.
 func (m *Model) Requests() []Request {
 	m.mu.Lock()
 	defer m.mu.Unlock()
@@ -329,7 +364,7 @@ func (m *Model) Check() error {
 	}
 	for i := first; i < len(m.script.Turns); i++ {
 		errs = append(errs, fmt.Errorf("%sturn %d was never used: %s for %s", m.script.where(i), i+1,
-			words.Count(len(m.requests), "request", "requests"), words.Count(len(m.script.Turns), "turn", "turns")))
+			words.Count(m.received, "request", "requests"), words.Count(len(m.script.Turns), "turn", "turns")))
 	}
 	return errors.Join(errs...)
 }

@@ -3,6 +3,7 @@ package scripted
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"strings"
 	"sync"
@@ -265,4 +266,26 @@ func TestNewModelPanicsOnInvalid(t *testing.T) {
 		}
 	}()
 	NewModel(Script{Turns: []Turn{{Calls: []Call{{}}}}})
+}
+
+// TestRetainRequests: a long-running server keeps only the requests it is
+// told to, and counts them all.
+func TestRetainRequests(t *testing.T) {
+	s := Script{Turns: []Turn{{Text: "a"}, {Text: "b"}, {Text: "c"}}}
+	for _, n := range []int{0, 2, -1} {
+		m := NewModel(s)
+		m.RetainRequests(n)
+		for i := range 3 {
+			if _, err := m.take(Request{Model: fmt.Sprint(i)}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		want := map[int]int{0: 0, 2: 2, -1: 3}[n]
+		if got := m.Requests(); len(got) != want || m.Received() != 3 || (want > 0 && got[len(got)-1].Model != "2") {
+			t.Errorf("RetainRequests(%d): kept %v, received %d", n, got, m.Received())
+		}
+		if err := m.Check(); err != nil {
+			t.Errorf("RetainRequests(%d): %v", n, err)
+		}
+	}
 }

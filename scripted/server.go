@@ -3,6 +3,7 @@ package scripted
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -213,6 +214,14 @@ func (h *handler) models(w http.ResponseWriter, r *http.Request) {
 // serve answers one request of a wire.
 func (h *handler) serve(w http.ResponseWriter, r *http.Request, spec *wireSpec) {
 	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, maxBody))
+	var tooLarge *http.MaxBytesError
+	if errors.As(err, &tooLarge) {
+		e := llmwire.Error{Status: http.StatusRequestEntityTooLarge, Type: "request_too_large",
+			Message: fmt.Sprintf("scripted: the request body is larger than %d bytes", tooLarge.Limit)}
+		h.m.reject(Request{Wire: spec.wire}, fmt.Errorf("%d %s", e.Status, e.Message))
+		writeWireError(w, spec.wire, e)
+		return
+	}
 	if err != nil {
 		writeWireError(w, spec.wire, *badRequest("Could not read the request body: " + err.Error()))
 		return

@@ -71,30 +71,36 @@ func assemble(src *source) {
 			}
 		}
 		offset += len(r.raw)
+		c.held(v)
 		for _, w := range v.Warnings()[warned:] {
 			c.warnings = append(c.warnings, w.Message)
 		}
-		c.messages, c.state = v.MessagesJSON(), v.State()
-		c.byID, c.owner = map[string]map[string]any{}, map[string]string{}
-		var list []map[string]any
-		_ = json.Unmarshal(c.messages, &list)
-		for _, m := range list {
-			id, _ := m["id"].(string)
-			if _, dup := c.byID[id]; !dup {
-				c.byID[id] = m
-			}
-			calls, _ := m["toolCalls"].([]any)
-			for _, x := range calls {
-				if call, ok := x.(map[string]any); ok {
-					if cid, ok := call["id"].(string); ok {
-						if _, dup := c.owner[cid]; !dup {
-							c.owner[cid] = id
-						}
+		r.client = c
+	}
+}
+
+// held fills in what the client holds in v: messages, state, and the
+// messages and calls by id.
+func (c *heldRun) held(v *agui.View) {
+	c.messages, c.state = v.MessagesJSON(), v.State()
+	c.byID, c.owner = map[string]map[string]any{}, map[string]string{}
+	var list []map[string]any
+	_ = json.Unmarshal(c.messages, &list)
+	for _, m := range list {
+		id, _ := m["id"].(string)
+		if _, dup := c.byID[id]; !dup {
+			c.byID[id] = m
+		}
+		calls, _ := m["toolCalls"].([]any)
+		for _, x := range calls {
+			if call, ok := x.(map[string]any); ok {
+				if cid, ok := call["id"].(string); ok {
+					if _, dup := c.owner[cid]; !dup {
+						c.owner[cid] = id
 					}
 				}
 			}
 		}
-		r.client = c
 	}
 }
 

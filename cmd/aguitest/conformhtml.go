@@ -60,21 +60,11 @@ func writeConformHTML(file, server string, rep *conform.Report) error {
 				f.Problems = append(f.Problems, p.Text)
 			}
 			if r.Recording != "" {
-				if src, err := readSource(r.Recording, nil, rep.Profile); err == nil {
-					src.name = r.Name
-					assemble(src)
-					if hr := r.Harness.Result; hr != nil && len(hr.Runs) == len(src.runs) {
-						// What the harness found, which knew each run's
-						// input and whether the client left it.
-						for n, run := range src.runs {
-							run.violations = hr.Runs[n].Violations
-						}
+				if runs, err := htmlRunsOf(r.Recording, rep.Profile); err == nil {
+					for n := range runs {
+						runs[n].Anchor = fmt.Sprintf("%s-run-%d", row.Anchor, n+1)
 					}
-					for n, run := range src.runs {
-						hr := htmlRunOf(src, run, n)
-						hr.Anchor = fmt.Sprintf("%s-run-%d", row.Anchor, n+1)
-						f.Runs = append(f.Runs, hr)
-					}
+					f.Runs = append(f.Runs, runs...)
 				} else {
 					f.Problems = append(f.Problems, "the recording cannot be read: "+err.Error())
 				}

@@ -82,8 +82,9 @@ func cmdDiff(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return 0
 	}
 	pal := colorFor(stdout)
-	fmt.Fprintf(stdout, "--- %s\n+++ %s\n", a, b)
+	fmt.Fprintf(stdout, "--- %s\n+++ %s\n", term(a), term(b))
 	for _, line := range strings.Split(strings.TrimRight(golden.Report(diffs), "\n"), "\n") {
+		line = termLine(line)
 		t := strings.TrimLeft(line, " \t")
 		switch {
 		case strings.HasPrefix(t, "-"):

@@ -6,6 +6,7 @@ import (
 	"html/template"
 	"io"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/aguitest/aguitest/agui"
@@ -33,6 +34,8 @@ type htmlPage struct {
 	Bad            bool
 	Problems       []string
 	Runs           []htmlRun
+	// LeftOut says what the page does not show, when it is bounded.
+	LeftOut string
 }
 
 type htmlRun struct {
@@ -80,75 +83,161 @@ type htmlLine struct {
 	Bad  bool
 }
 
-// writeHTML writes the timeline page of src.
-func writeHTML(w io.Writer, src *source) error {
-	page := htmlPage{Title: "aguitest show " + src.name, Problems: src.problems}
-	nev, nvio := 0, 0
-	for _, r := range src.runs {
-		nev += len(r.raw)
-		nvio += len(r.violations)
-	}
-	page.Summary = fmt.Sprintf("%s, %s in %s, %s", src.format, plural(nev, "event"), plural(len(src.runs), "run"), plural(nvio, "violation"))
-	page.Bad = nvio > 0 || len(src.problems) > 0
-	for i, r := range src.runs {
-		page.Runs = append(page.Runs, htmlRunOf(src, r, i))
-	}
-	return pageTmpl.Execute(w, page)
+// The page is bounded, whatever the input's size: it draws at most
+// maxHTMLRuns runs, maxHTMLLanes lanes a run, maxHTMLMarks fragments,
+// results, events and violations in all, and maxHTMLLines transcript
+// lines, and says what it leaves out.
+const (
+	maxHTMLRuns  = 50
+	maxHTMLLanes = 300
+	maxHTMLMarks = 20000
+	maxHTMLLines = 5000
+)
+
+// htmlBudget builds the page as show reads its input.
+type htmlBudget struct {
+	out  string
+	page htmlPage
+	name string
+	bad  bool
+	// what is left out
+	runsOut, lanesOut, marksOut, linesOut int
+	marks, lines                          int
+	runsIn                                int
 }
 
-func htmlRunOf(src *source, r *runView, n int) htmlRun {
-	out := htmlRun{Anchor: "run-" + strconv.Itoa(n+1), Head: "run " + orNone(r.id)}
-	if r.thread != "" {
-		out.Head += " (thread " + r.thread + ")"
-	}
-	if r.outcome != "" {
-		out.Head += ", " + r.outcome
-	}
-	for _, l := range r.lines(src.name) {
-		out.Lines = append(out.Lines, htmlLine{Text: l.text, Bad: l.bad})
-	}
+func newHTMLBudget(out string) *htmlBudget { return &htmlBudget{out: out} }
 
-	// The axis: recorded offsets when the run has them, else event numbers.
-	last := max(len(r.events)-1, 0)
-	val := func(pos int) float64 {
-		if len(r.events) == 0 {
-			return 0
-		}
-		if pos >= len(r.events) {
-			return float64(r.end)
-		}
-		return float64(r.events[pos].index)
+// htmlRunBuilder collects what a run draws, within the budget. Positions
+// are the run's axis values until the run ends.
+type htmlRunBuilder struct {
+	page    *htmlBudget
+	runDots []htmlMark
+	viols   []pendingViolation
+	ticks   map[*lane][]htmlMark
+	results map[*lane]htmlMark
+	lines   []htmlLine
+}
+
+type pendingViolation struct {
+	row          string // the lane key, or "" for the run's row
+	pos          float64
+	label, title string
+}
+
+// run returns the builder of the next run, or nil when the page has room
+// for no more runs.
+func (p *htmlBudget) run() *htmlRunBuilder {
+	if p.runsIn >= maxHTMLRuns {
+		p.runsOut++
+		return nil
 	}
-	label := func(v float64) string { return "#" + strconv.Itoa(int(v+0.5)) }
-	if r.timed && len(r.events) > 0 {
-		val = func(pos int) float64 { return float64(r.events[min(pos, last)].at.Microseconds()) }
-		label = func(v float64) string { return fmtOffset(time.Duration(v) * time.Microsecond) }
+	p.runsIn++
+	return &htmlRunBuilder{page: p, ticks: map[*lane][]htmlMark{}, results: map[*lane]htmlMark{}}
+}
+
+// spend takes one mark from the budget.
+func (p *htmlBudget) spend() bool {
+	if p.marks >= maxHTMLMarks {
+		p.marksOut++
+		return false
 	}
-	lo, hi := val(0), val(len(r.events))
+	p.marks++
+	return true
+}
+
+func (h *htmlRunBuilder) tick(l *lane, pos float64, title string) {
+	if h.page.spend() {
+		h.ticks[l] = append(h.ticks[l], htmlMark{X: pos, Title: title})
+	}
+}
+
+func (h *htmlRunBuilder) result(l *lane, pos float64, title string) {
+	if h.page.spend() {
+		h.results[l] = htmlMark{X: pos, Class: "result", Title: title}
+	}
+}
+
+func (h *htmlRunBuilder) runDot(pos float64, title string) {
+	if h.page.spend() {
+		h.runDots = append(h.runDots, htmlMark{X: pos, Class: "run-event", Title: title})
+	}
+}
+
+func (h *htmlRunBuilder) violation(row string, pos float64, label, title string) {
+	if h.page.spend() {
+		h.viols = append(h.viols, pendingViolation{row, pos, label, title})
+	}
+}
+
+func (p *htmlBudget) begin(name, format string) {
+	p.name = name
+	p.page.Title = "aguitest show " + name
+	p.page.Summary = format
+}
+
+func (p *htmlBudget) problem(s string) {
+	p.bad = true
+	if len(p.page.Problems) < 100 {
+		p.page.Problems = append(p.page.Problems, s)
+	}
+}
+
+// keepLines keeps a run's transcript lines for the page.
+func (p *htmlBudget) keepLines(b *runBuilder, lines []printed) {
+	if b.html == nil {
+		return
+	}
+	for _, l := range lines {
+		if p.lines >= maxHTMLLines {
+			p.linesOut++
+			continue
+		}
+		p.lines++
+		b.html.lines = append(b.html.lines, htmlLine{Text: l.prefix + l.text, Bad: l.bad})
+	}
+}
+
+// done draws a run that has ended.
+func (p *htmlBudget) done(b *runBuilder) {
+	h := b.html
+	n := len(p.page.Runs)
+	out := htmlRun{Anchor: "run-" + strconv.Itoa(n+1), Head: b.head(true), Lines: h.lines}
+	if b.violations > 0 {
+		p.bad = true
+	}
+	lo, hi := b.first, b.endPos
 	if hi <= lo {
 		hi = lo + 1
 	}
-	x := func(pos int) float64 {
-		return round1(float64(labelW) + (val(pos)-lo)/(hi-lo)*float64(plotW))
+	x := func(v float64) float64 { return round1(float64(labelW) + (v-lo)/(hi-lo)*float64(plotW)) }
+	label := func(v float64) string { return "#" + strconv.Itoa(int(v+0.5)) }
+	if b.timed {
+		label = func(v float64) string { return fmtOffset(time.Duration(v) * time.Microsecond) }
 	}
-
-	lanes := r.lanes()
+	lanes := b.lanes
+	if len(lanes) > maxHTMLLanes {
+		p.lanesOut += len(lanes) - maxHTMLLanes
+		lanes = lanes[:maxHTMLLanes]
+	}
 	out.Width = labelW + plotW + padR
 	out.Height = axisH + rowH*(len(lanes)+1) + 8
 	step := (hi - lo) / 5
-	if !r.timed {
+	if !b.timed {
 		step = float64(max(1, int((hi-lo+7)/8)))
 	}
 	for v := lo; v <= hi+step/1000; v += step {
-		out.Axis = append(out.Axis, axisTick{
-			X: round1(float64(labelW) + (v-lo)/(hi-lo)*float64(plotW)), Y1: axisH - 6, Y2: out.Height, Label: label(v),
-		})
+		out.Axis = append(out.Axis, axisTick{X: x(v), Y1: axisH - 6, Y2: out.Height, Label: label(v)})
 	}
-
-	// Row 0 holds the run's own events: lifecycle, state, steps, custom.
+	var held heldRun
+	held.held(b.view)
 	rowOf := map[string]int{}
-	inLane := map[int]bool{}
-	runLane := htmlLane{Class: "lane lane-run", ID: r.id, Label: clip("run "+orNone(r.id), 36), Top: axisH, H: rowH, TextY: axisH + 17}
+	runLane := htmlLane{Class: "lane lane-run", ID: b.id, Label: clip("run "+orNone(b.id), 36), Top: axisH, H: rowH, TextY: axisH + 17}
+	for _, d := range h.runDots {
+		d.X, d.Y = x(d.X), float64(axisH+rowH/2)
+		runLane.Dots = append(runLane.Dots, d)
+	}
+	out.Lanes = append(out.Lanes, runLane)
 	for i, l := range lanes {
 		row := i + 1
 		top := axisH + row*rowH
@@ -170,69 +259,89 @@ func htmlRunOf(src *source, r *runView, n int) htmlRun {
 			hl.Class += " open"
 		}
 		text := l.text.String()
-		if t, ok := r.client.content(l.id); ok && l.kind != "call" {
+		if t, ok := held.content(l.id); ok && l.kind != "call" {
 			text = t
 		}
 		title := fmt.Sprintf("%s %s %s: %s", l.kind, l.id, l.name, clip(text, 400))
 		for _, sp := range l.spans {
-			end := sp[1]
-			if end < 0 {
-				end = len(r.events)
-			} else {
-				inLane[sp[1]] = true
+			x1 := x(hi)
+			if sp.end >= 0 {
+				x1 = x(b.pos(sp.endRef))
+				if !b.timed {
+					x1 = x(float64(sp.endRef.index))
+				}
 			}
-			inLane[sp[0]] = true
-			x0, x1 := x(sp[0]), x(end)
+			x0 := x(b.pos(sp.startRef))
 			hl.Spans = append(hl.Spans, htmlSpan{X: x0, Y: float64(top + 6), W: max(round1(x1-x0), 3), H: rowH - 12, Title: title})
 		}
-		for _, t := range l.ticks {
-			inLane[t] = true
-			hl.Ticks = append(hl.Ticks, htmlMark{X: x(t), Y: float64(top + 3), Y2: float64(top + rowH - 3), Title: fmt.Sprintf("#%d %q", r.events[t].index+1, r.events[t].e.Delta())})
+		for _, t := range h.ticks[l] {
+			t.X, t.Y, t.Y2 = x(t.X), float64(top+3), float64(top+rowH-3)
+			hl.Ticks = append(hl.Ticks, t)
 		}
-		if l.result >= 0 {
-			inLane[l.result] = true
-			hl.Dots = append(hl.Dots, htmlMark{X: x(l.result), Y: float64(top + rowH/2), Class: "result", Title: fmt.Sprintf("#%d result: %s", r.events[l.result].index+1, clip(l.content, 400))})
+		if r, ok := h.results[l]; ok {
+			r.X, r.Y = x(r.X), float64(top+rowH/2)
+			hl.Dots = append(hl.Dots, r)
 		}
 		out.Lanes = append(out.Lanes, hl)
 	}
-	for i, ev := range r.events {
-		if inLane[i] {
-			continue
-		}
-		switch ev.e.Type() {
-		case agui.TextMessageContent, agui.ToolCallArgs, agui.ReasoningMessageContent:
-			continue // a fragment of nothing open: its violation shows it
-		}
-		runLane.Dots = append(runLane.Dots, htmlMark{X: x(i), Y: float64(axisH + rowH/2), Class: "run-event", Title: fmt.Sprintf("#%d %s", ev.index+1, clip(string(ev.e.Raw()), 300))})
-	}
-	out.Lanes = append([]htmlLane{runLane}, out.Lanes...)
 	for i := range out.Lanes {
 		out.Lanes[i].W = out.Width
 	}
-
-	posOf := map[int]int{}
-	for i, ev := range r.events {
-		posOf[ev.index] = i
+	for _, v := range h.viols {
+		row := rowOf[v.row]
+		cx, cy := x(v.pos), float64(axisH+row*rowH+rowH/2)
+		out.Violations = append(out.Violations, htmlViolation{X: cx, Y: cy, TX: cx + 9, TY: cy + 4, Label: v.label, Title: v.title})
 	}
-	for _, v := range r.violations {
-		pos, ok := posOf[v.Index]
-		if !ok {
-			pos = len(r.events)
-		}
-		row := 0
-		for _, key := range []string{"call\x00" + v.ToolCallID, "message\x00" + v.MessageID, "reasoning\x00" + v.MessageID} {
-			if rr, ok := rowOf[key]; ok && key[len(key)-1] != 0 {
-				row = rr
-				break
-			}
-		}
-		cx, cy := x(pos), float64(axisH+row*rowH+rowH/2)
-		out.Violations = append(out.Violations, htmlViolation{
-			X: cx, Y: cy, TX: cx + 9, TY: cy + 4, Label: string(v.Rule),
-			Title: v.Error(),
-		})
-	}
-	return out
+	p.page.Runs = append(p.page.Runs, out)
+	b.html = nil
 }
+
+func (p *htmlBudget) end(events, runs, violations int) {
+	p.page.Summary = fmt.Sprintf("%s, %s in %s, %s", p.page.Summary, plural(events, "event"), plural(runs, "run"), plural(violations, "violation"))
+	p.page.Bad = p.bad
+	if s := p.leftOut(); s != "" {
+		p.page.LeftOut = "This page is bounded" + s + ". aguitest show prints the whole transcript."
+	}
+}
+
+// leftOut says what the page leaves out, or "".
+func (p *htmlBudget) leftOut() string {
+	var parts []string
+	if p.runsOut > 0 {
+		parts = append(parts, fmt.Sprintf("%s after the first %d", plural(p.runsOut, "run"), maxHTMLRuns))
+	}
+	if p.lanesOut > 0 {
+		parts = append(parts, fmt.Sprintf("%s beyond %d a run", plural(p.lanesOut, "lane"), maxHTMLLanes))
+	}
+	if p.marksOut > 0 {
+		parts = append(parts, fmt.Sprintf("%s (fragments, results, events, violations) after the first %d", plural(p.marksOut, "mark"), maxHTMLMarks))
+	}
+	if p.linesOut > 0 {
+		parts = append(parts, fmt.Sprintf("%s after the first %d", plural(p.linesOut, "transcript line"), maxHTMLLines))
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return ": it leaves out " + strings.Join(parts, ", ")
+}
+
+// pageOnly is a runSink drawing the page and printing nothing (show
+// --messages --html).
+type pageOnly struct{ *htmlBudget }
+
+func (p pageOnly) flush(b *runBuilder, final bool) { p.keepLines(b, b.render(p.name)) }
+
+// htmlRunsOf draws the runs of a stream or recording as show --html does,
+// within the same bounds.
+func htmlRunsOf(path string, p agui.Profile) ([]htmlRun, error) {
+	budget := newHTMLBudget("")
+	if err := showInput(path, nil, p, pageOnly{budget}, budget); err != nil {
+		return nil, err
+	}
+	return budget.page.Runs, nil
+}
+
+// write writes the page.
+func (p *htmlBudget) write(w io.Writer) error { return pageTmpl.Execute(w, p.page) }
 
 func round1(f float64) float64 { return float64(int(f*10+0.5)) / 10 }

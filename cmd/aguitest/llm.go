@@ -35,8 +35,7 @@ requests the provider would have refused.
 record: a recording proxy in front of an LLM provider: prints a base URL
 to give the agent's LLM client instead of the provider's, forwards every
 request to URL and records each exchange, chunk by chunk with its timing,
-to FILE, until SIGINT or SIGTERM. Credential headers and ?key= are never
-recorded.
+to FILE, until SIGINT or SIGTERM. Credentials are redacted (see below).
 
 replay: serves the provider exchanges of recordings (from "llm record", a
 harness RecordDir, the recorder's middleware or Transport) to an agent in
@@ -55,7 +54,14 @@ Flags:
   --out FILE        (record) the recording to write
   --speed X         (replay) timing factor: 1 as recorded, 0 (default) no
                     waiting
+  --max-request-bytes N
+                    (replay) refuse (413) request bodies larger than N bytes
+                    (default 8 MiB); serve refuses those over 32 MiB
 
+A script is at most 64 MiB. serve keeps no request in memory: --requests
+writes each as it comes.
+
+%s
 Example:
   $ aguitest llm serve --requests requests.jsonl weather.yaml
   http://127.0.0.1:40123/v1
@@ -63,8 +69,13 @@ Example:
   $ aguitest llm replay recordings/run.jsonl
 
 Exit codes: 0 every turn or exchange was used and every request matched,
-1 otherwise, 2 bad usage, an invalid script or an unreadable recording.
+1 otherwise, 2 bad usage, an invalid script or an unreadable recording,
+130 interrupted (SIGINT, SIGTERM) before serving.
 `
+
+// llmHelp is the usage of "aguitest llm", with the redaction flags of
+// llm record.
+func llmHelp() string { return fmt.Sprintf(llmUsage, redactUsage()) }
 
 // cmdLLM runs "aguitest llm"; it serves until SIGINT or SIGTERM.
 func cmdLLM(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
@@ -76,12 +87,12 @@ func cmdLLM(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 // runLLM is cmdLLM with the context that ends serving.
 func runLLM(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if len(args) == 0 {
-		fmt.Fprint(stderr, llmUsage)
+		fmt.Fprint(stderr, llmHelp())
 		return 2
 	}
 	switch args[0] {
 	case "-h", "-help", "--help", "help":
-		fmt.Fprint(stdout, llmUsage)
+		fmt.Fprint(stdout, llmHelp())
 		return 0
 	case "serve":
 		return llmServe(ctx, args[1:], stdout, stderr)
@@ -90,7 +101,7 @@ func runLLM(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	case "replay":
 		return llmReplay(ctx, args[1:], stdout, stderr)
 	}
-	fmt.Fprintf(stderr, "aguitest llm: unknown subcommand %q\n\n%s", args[0], llmUsage)
+	fmt.Fprintf(stderr, "aguitest llm: unknown subcommand %q\n\n%s", args[0], llmHelp())
 	return 2
 }
 
@@ -109,14 +120,18 @@ func llmServe(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	addr := fs.String("addr", "127.0.0.1:0", "listen address")
 	realtime := fs.Bool("realtime", false, "sleep delays for real")
 	requests := fs.String("requests", "", "write every request as JSON Lines")
-	if code := parseFlags(fs, args, llmUsage, stdout, stderr); code >= 0 {
+	if code := parseFlags(fs, args, llmHelp(), stdout, stderr); code >= 0 {
 		return code
 	}
 	if fs.NArg() != 1 {
-		fmt.Fprintf(stderr, "aguitest llm serve: want one SCRIPT, got %s\n\n%s", plural(fs.NArg(), "argument"), llmUsage)
+		fmt.Fprintf(stderr, "aguitest llm serve: want one SCRIPT, got %s\n\n%s", plural(fs.NArg(), "argument"), llmHelp())
 		return 2
 	}
-	script, err := scripted.Load(fs.Arg(0))
+	script, err := loadScript(ctx, fs.Arg(0))
+	if err == errInterrupted {
+		fmt.Fprintf(stderr, "aguitest llm serve: interrupted while reading %s\n", fs.Arg(0))
+		return exitInterrupted
+	}
 	if err != nil {
 		fmt.Fprintf(stderr, "aguitest llm serve: %v\n", err)
 		return 2
@@ -144,6 +159,9 @@ func llmServe(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		fmt.Fprintf(stderr, "aguitest llm serve: %v\n", err)
 		return 2
 	}
+	// Requests are logged as they come (--requests) and counted; none is
+	// kept for the life of the server.
+	srv.Model().RetainRequests(0)
 	if log != nil {
 		srv.Model().LogRequests(log)
 	}
@@ -156,7 +174,7 @@ func llmServe(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		srv.Close()
 	}
 	used, total := srv.Model().Used(), len(script.Turns)
-	fmt.Fprintf(stderr, "aguitest llm serve: %s, %d of %s used\n", plural(len(srv.Requests()), "request"), used, plural(total, "turn"))
+	fmt.Fprintf(stderr, "aguitest llm serve: %s, %d of %s used\n", plural(srv.Model().Received(), "request"), used, plural(total, "turn"))
 	if err := srv.Check(); err != nil {
 		fmt.Fprintf(stderr, "%v\n", err)
 		return 1
@@ -170,15 +188,21 @@ func llmRecord(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	addr := fs.String("addr", "127.0.0.1:0", "listen address")
 	target := fs.String("target", "", "the provider's URL")
 	out := fs.String("out", "", "the recording to write")
-	if code := parseFlags(fs, args, llmUsage, stdout, stderr); code >= 0 {
+	redaction := redactFlags(fs)
+	if code := parseFlags(fs, args, llmHelp(), stdout, stderr); code >= 0 {
 		return code
 	}
-	if *target == "" || *out == "" || fs.NArg() != 0 {
-		fmt.Fprintf(stderr, "aguitest llm record: want --target URL and --out FILE and no arguments\n\n%s", llmUsage)
+	rd, err := redaction()
+	if err != nil {
+		fmt.Fprintf(stderr, "aguitest llm record: %v\n", err)
 		return 2
 	}
-	u, err := url.Parse(*target)
-	if err != nil || u.Scheme == "" || u.Host == "" {
+	if *target == "" || *out == "" || fs.NArg() != 0 {
+		fmt.Fprintf(stderr, "aguitest llm record: want --target URL and --out FILE and no arguments\n\n%s", llmHelp())
+		return 2
+	}
+	u, perr := url.Parse(*target)
+	if perr != nil || u.Scheme == "" || u.Host == "" {
 		fmt.Fprintf(stderr, "aguitest llm record: --target %q is not an absolute URL\n", *target)
 		return 2
 	}
@@ -194,7 +218,7 @@ func llmRecord(ctx context.Context, args []string, stdout, stderr io.Writer) int
 		fmt.Fprintf(stderr, "aguitest llm record: %v\n", err)
 		return 2
 	}
-	tr := &recorder.Transport{Writer: w, Run: "llm"}
+	tr := &recorder.Transport{Writer: w, Run: "llm", Redact: rd}
 	hs := &http.Server{Handler: recorder.ProviderProxy(u, tr), ReadHeaderTimeout: 10 * time.Second}
 	done := make(chan struct{})
 	go func() {
@@ -222,11 +246,12 @@ func llmReplay(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	fs.SetOutput(io.Discard)
 	addr := fs.String("addr", "127.0.0.1:0", "listen address")
 	speed := fs.Float64("speed", 0, "timing factor")
-	if code := parseFlags(fs, args, llmUsage, stdout, stderr); code >= 0 {
+	maxReq := fs.Int64("max-request-bytes", replay.DefaultMaxRequestBytes, "request body limit")
+	if code := parseFlags(fs, args, llmHelp(), stdout, stderr); code >= 0 {
 		return code
 	}
 	if fs.NArg() == 0 {
-		fmt.Fprintf(stderr, "aguitest llm replay: want at least one RECORDING\n\n%s", llmUsage)
+		fmt.Fprintf(stderr, "aguitest llm replay: want at least one RECORDING\n\n%s", llmHelp())
 		return 2
 	}
 	if *speed < 0 {
@@ -235,7 +260,11 @@ func llmReplay(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	}
 	var exs []replay.Exchange
 	for _, path := range fs.Args() {
-		rec, err := replay.Load(path)
+		rec, err := loadRecording(ctx, path)
+		if err == errInterrupted {
+			fmt.Fprintf(stderr, "aguitest llm replay: interrupted while reading %s\n", path)
+			return exitInterrupted
+		}
 		if err != nil {
 			fmt.Fprintf(stderr, "aguitest llm replay: %v\n", err)
 			return 2
@@ -247,7 +276,7 @@ func llmReplay(ctx context.Context, args []string, stdout, stderr io.Writer) int
 		return 2
 	}
 	warnAddr(stderr, "llm replay", *addr)
-	p, err := replay.ListenProvider(*addr, exs, replay.ProviderOptions{Speed: *speed})
+	p, err := replay.ListenProvider(*addr, exs, replay.ProviderOptions{Speed: *speed, MaxRequestBytes: *maxReq})
 	if err != nil {
 		fmt.Fprintf(stderr, "aguitest llm replay: %v\n", err)
 		return 2

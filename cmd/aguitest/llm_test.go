@@ -108,12 +108,10 @@ func TestLLMRealtime(t *testing.T) {
 	if err := os.WriteFile(path, []byte(`{"plan":{"every":"1ms"},"turns":[{"text":"x"}]}`), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	ctx, cancel := context.WithCancel(t.Context())
-	cancel()
-	var stdout, stderr bytes.Buffer
-	code := runLLM(ctx, []string{"serve", "--realtime", "--addr", "127.0.0.1:0", path}, &stdout, &stderr)
-	if code != 1 || !strings.HasPrefix(stdout.String(), "http://127.0.0.1:") || !strings.Contains(stderr.String(), "0 of 1 turn used") {
-		t.Errorf("exit %d, stdout %q, stderr %q", code, &stdout, &stderr)
+	url, stop := serveLLM(t, "serve", "--realtime", "--addr", "127.0.0.1:0", path)
+	code, stderr := stop()
+	if code != 1 || !strings.HasPrefix(url, "http://127.0.0.1:") || !strings.Contains(stderr, "0 of 1 turn used") {
+		t.Errorf("exit %d, url %q, stderr %q", code, url, stderr)
 	}
 }
 

@@ -27,7 +27,13 @@
 // only when standard output is a terminal and NO_COLOR is not set.
 //
 // Exit codes: 0 success, 1 the checked input does not conform (or differs),
-// 2 bad usage or unreadable input.
+// 2 bad usage or unreadable input, 3 (verify) nothing wrong in what was
+// recorded but a recording is incomplete, 130 a server interrupted before it
+// served.
+//
+// What the commands print of their inputs (ids, names, text, file names)
+// has its control characters escaped, so that it cannot drive a terminal
+// or forge a line of a log.
 package main
 
 import (
@@ -73,6 +79,16 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		usage(stdout)
 		return 0
 	}
+	// What the commands print of their inputs must not drive the
+	// terminal (see escape.go).
+	errW := &safeWriter{w: stderr}
+	defer errW.flush()
+	stderr = errW
+	if !colorFor(stdout).on {
+		outW := &safeWriter{w: stdout}
+		defer outW.flush()
+		stdout = outW
+	}
 	for _, c := range commands() {
 		if c.name == args[0] {
 			return c.run(args[1:], stdin, stdout, stderr)
@@ -92,7 +108,8 @@ func usage(w io.Writer) {
 	}
 	fmt.Fprintln(w)
 	fmt.Fprintln(w, "Run 'aguitest <command> --help' for a command's flags and an example.")
-	fmt.Fprintln(w, "Exit codes: 0 ok, 1 violations or differences found, 2 bad usage or unreadable input.")
+	fmt.Fprintln(w, "Exit codes: 0 ok, 1 violations or differences found, 2 bad usage or unreadable input,")
+	fmt.Fprintln(w, "3 (verify) a recording is incomplete, 130 a server interrupted before serving.")
 	fmt.Fprintln(w)
 	fmt.Fprintln(w, "Example:")
 	fmt.Fprintln(w, "  aguitest demo")

@@ -252,7 +252,7 @@ func TestCommandsReadProtobuf(t *testing.T) {
 		_, wantOut, _ = runCmd(t, "", "show", src)
 		// The same transcript, but for the format and the lines.
 		norm := func(s, name string) string {
-			s = strings.NewReplacer(name+":1\n", "F\n", name+":3\n", "F\n", name, "F", ": proto,", ":", ": jsonl,", ":", ": sse,", ":").Replace(s)
+			s = strings.NewReplacer(name+":1\n", "F\n", name+":3\n", "F\n", name, "F", ": proto\n", ":\n", ": jsonl\n", ":\n", ": sse\n", ":\n").Replace(s)
 			return s
 		}
 		if code != 0 || norm(out, path) != norm(wantOut, src) {

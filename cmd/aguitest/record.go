@@ -21,21 +21,19 @@ const recordUsage = `usage: aguitest record --target URL [--listen 127.0.0.1:0] 
 Runs a recording reverse proxy: clients talk to the listen address as they
 would to the AG-UI server at URL; every request and its response stream pass
 through untouched, and each run is written to its own recording in DIR.
-Prints the proxy's URL as the first line of standard output. On SIGINT or
-SIGTERM it lets open streams finish (up to --grace), writes their
-recordings and exits.
-
-Credential headers (Authorization, Cookie, API keys, ...) are never
-recorded.
+Prints the proxy's URL as the first line of standard output: a request to
+it goes to URL itself, a request to a path below it to that path below
+URL's. On SIGINT or SIGTERM it lets open streams finish (up to --grace),
+writes their recordings and exits.
 
 Flags:
-  --target URL       the AG-UI server to forward to (required)
+  --target URL       the AG-UI endpoint to forward to (required)
   --listen ADDR      listen address (default 127.0.0.1:0, a free loopback port)
   --out DIR          where recordings go (created if missing; required)
   --max-run-bytes N  stop recording a run's events past N bytes (0: no limit)
-  --redact PTR       a JSON pointer to redact in requests and events (repeatable)
   --grace D          how long open streams may finish on shutdown (default 10s)
 
+%s
 Example:
   $ aguitest record --target http://localhost:8000/agent --out recordings
   http://127.0.0.1:40123/
@@ -66,13 +64,13 @@ func runRecord(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	out := fs.String("out", "", "recording directory")
 	maxRun := fs.Int64("max-run-bytes", 0, "per-run size limit")
 	grace := fs.Duration("grace", 10*time.Second, "shutdown grace period")
-	var pointers stringList
-	fs.Var(&pointers, "redact", "JSON pointer to redact")
-	if code := parseFlags(fs, args, recordUsage, stdout, stderr); code >= 0 {
+	redaction := redactFlags(fs)
+	usage := fmt.Sprintf(recordUsage, redactUsage())
+	if code := parseFlags(fs, args, usage, stdout, stderr); code >= 0 {
 		return code
 	}
 	if *target == "" || *out == "" || fs.NArg() != 0 {
-		fmt.Fprintf(stderr, "aguitest record: --target and --out are required, and no arguments\n\n%s", recordUsage)
+		fmt.Fprintf(stderr, "aguitest record: --target and --out are required, and no arguments\n\n%s", usage)
 		return 2
 	}
 	u, err := url.Parse(*target)
@@ -80,11 +78,10 @@ func runRecord(ctx context.Context, args []string, stdout, stderr io.Writer) int
 		fmt.Fprintf(stderr, "aguitest record: --target %q is not an http(s) URL\n", *target)
 		return 2
 	}
-	for _, p := range pointers {
-		if len(p) == 0 || p[0] != '/' {
-			fmt.Fprintf(stderr, "aguitest record: --redact %q is not a JSON pointer (it starts with /)\n", p)
-			return 2
-		}
+	rd, err := redaction()
+	if err != nil {
+		fmt.Fprintf(stderr, "aguitest record: %v\n", err)
+		return 2
 	}
 	if err := os.MkdirAll(*out, 0o755); err != nil {
 		fmt.Fprintf(stderr, "aguitest record: %v\n", err)
@@ -99,7 +96,7 @@ func runRecord(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	h := recorder.Proxy(u, recorder.Config{
 		Dir:         *out,
 		MaxRunBytes: *maxRun,
-		Redact:      recorder.Redact{Pointers: pointers},
+		Redact:      rd,
 		OnError:     func(err error) { fmt.Fprintf(stderr, "aguitest record: %v\n", err) },
 	})
 	srv := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second}
@@ -113,8 +110,8 @@ func runRecord(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	}
 	h.Wait()
 	s := h.Stats()
-	fmt.Fprintf(stderr, "aguitest record: %d runs recorded in %s (%d client gone, %d bytes dropped, %d storage errors)\n",
-		s.Runs, *out, s.ClientGone, s.DroppedBytes, s.StorageErrors)
+	fmt.Fprintf(stderr, "aguitest record: %s, %d recorded in %s (%d client gone, %d bytes dropped, %d storage errors)\n",
+		plural(int(s.Runs), "run"), s.Runs-s.StorageErrors, *out, s.ClientGone, s.DroppedBytes, s.StorageErrors)
 	if s.StorageErrors > 0 {
 		return 1
 	}

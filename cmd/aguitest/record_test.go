@@ -4,12 +4,16 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"encoding/json"
+	"flag"
 	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"reflect"
+	"regexp"
 	"slices"
 	"strings"
 	"sync"
@@ -222,6 +226,162 @@ func TestVerifyRecording(t *testing.T) {
 	}
 }
 
+// TestRecordREADMESetup runs README's setup: an agent on a Go 1.22
+// "POST /agent" route, "aguitest record --target http://host/agent", the
+// frontend posting to the URL the proxy prints. It used to forward to
+// /agent/ and get 404.
+func TestRecordREADMESetup(t *testing.T) {
+	mux := http.NewServeMux()
+	mux.HandleFunc("POST /agent", func(w http.ResponseWriter, r *http.Request) {
+		io.Copy(io.Discard, r.Body)
+		w.Header().Set("Content-Type", "text/event-stream")
+		enc := agui.NewSSEEncoder(w)
+		enc.Encode(agui.NewRunStarted("t", "r"))
+		enc.Encode(agui.NewRunFinished("t", "r"))
+	})
+	agentSrv := httptest.NewServer(mux)
+	defer agentSrv.Close()
+	dir := t.TempDir()
+	url, stop, stderr := startServing(t, runRecord, "--target", agentSrv.URL+"/agent", "--out", dir)
+	resp, err := http.Post(url, "application/json", strings.NewReader(`{"threadId":"t","runId":"r"}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != 200 || !strings.Contains(string(body), "RUN_FINISHED") {
+		t.Errorf("the frontend got %d %q", resp.StatusCode, body)
+	}
+	if code := stop(); code != 0 {
+		t.Fatalf("exit code %d; stderr: %s", code, stderr)
+	}
+	code, out, _ := runCmd(t, "", "verify", dir)
+	if code != 0 || !strings.Contains(out, "ok: 2 events in 1 run") {
+		t.Errorf("verify: %d %s", code, out)
+	}
+}
+
+// TestRecordRedactionFlags: the command offers what recorder.Redact
+// offers, and the defaults redact what the package redacts.
+func TestRecordRedactionFlags(t *testing.T) {
+	key := "sk-" + strings.Repeat("Ab3xY9", 8)
+	upstream := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		io.Copy(io.Discard, r.Body)
+		w.Header().Set("Content-Type", "text/event-stream")
+		enc := agui.NewSSEEncoder(w)
+		enc.Encode(agui.NewRunStarted("t", "r"))
+		enc.Encode(agui.NewTextMessageStart("m"))
+		enc.Encode(agui.NewTextMessageContent("m", "key "+key+" for ann@example.com"))
+		enc.Encode(agui.NewTextMessageEnd("m"))
+		enc.Encode(agui.NewRunFinished("t", "r"))
+	}))
+	defer upstream.Close()
+	record := func(args ...string) string {
+		t.Helper()
+		dir := t.TempDir()
+		url, stop, stderr := startServing(t, runRecord, append([]string{"--target", upstream.URL, "--out", dir}, args...)...)
+		req, _ := http.NewRequest("POST", url+"?api_key=hunter2", strings.NewReader(`{"threadId":"t","runId":"r","forwardedProps":{"password":"pw1","user":"ann"}}`))
+		req.Header.Set("X-Functions-Key", "fk1")
+		req.Header.Set("X-Tenant", "acme")
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+		if code := stop(); code != 0 {
+			t.Fatalf("exit code %d; stderr: %s", code, stderr)
+		}
+		files, _ := filepath.Glob(filepath.Join(dir, "*.jsonl"))
+		if len(files) != 1 {
+			t.Fatalf("%d recordings", len(files))
+		}
+		b, _ := os.ReadFile(files[0])
+		return string(b)
+	}
+	check := func(name, rec string, want, wantNot []string) {
+		t.Helper()
+		for _, w := range want {
+			if !strings.Contains(rec, w) {
+				t.Errorf("%s: the recording lacks %q:\n%s", name, w, rec)
+			}
+		}
+		for _, w := range wantNot {
+			if strings.Contains(rec, w) {
+				t.Errorf("%s: the recording holds %q:\n%s", name, w, rec)
+			}
+		}
+	}
+	check("defaults", record(), []string{"acme", "ann"}, []string{key, "hunter2", "pw1", "fk1"})
+	check("off", record("--redact-off", "openai,fields"), []string{key, "pw1"}, []string{"hunter2", "fk1"})
+	check("keep", record("--keep", "password", "--keep", "X-Functions-Key"), []string{"pw1", "fk1"}, []string{key, "hunter2"})
+	check("added", record("--redact", "/forwardedProps/user", "--redact-pattern", `[a-z]+@example\.com`, "--redact-header", "X-Tenant"),
+		nil, []string{"acme", `"ann"`, "ann@example.com", key})
+	code, _, errOut := runCmd(t, "", "record", "--target", "http://x", "--out", t.TempDir(), "--redact-off", "nope")
+	if code != 2 || !strings.Contains(errOut, `unknown redaction "nope"`) {
+		t.Errorf("--redact-off nope: %d %s", code, errOut)
+	}
+	code, _, errOut = runCmd(t, "", "record", "--target", "http://x", "--out", t.TempDir(), "--redact-pattern", "(")
+	if code != 2 || !strings.Contains(errOut, "--redact-pattern") {
+		t.Errorf("--redact-pattern (: %d %s", code, errOut)
+	}
+}
+
+// TestRedactFlagsSetEveryOption: every field of recorder.Redact is set by
+// a flag of record and llm record, and README's table of the two names
+// that flag next to the field.
+func TestRedactFlagsSetEveryOption(t *testing.T) {
+	flags := map[string]string{ // field: flag
+		"Off": "redact-off", "Keep": "keep", "Headers": "redact-header",
+		"Pointers": "redact", "Patterns": "redact-pattern",
+	}
+	fs := flag.NewFlagSet("record", flag.ContinueOnError)
+	read := redactFlags(fs)
+	var args []string
+	for _, f := range flags {
+		if fs.Lookup(f) == nil {
+			t.Fatalf("no flag --%s", f)
+		}
+		v := "x"
+		switch f {
+		case "redact-off":
+			v = string(recorder.DefaultJWT)
+		case "redact":
+			v = "/x"
+		}
+		args = append(args, "--"+f, v)
+	}
+	if err := fs.Parse(args); err != nil {
+		t.Fatal(err)
+	}
+	rd, err := read()
+	if err != nil {
+		t.Fatal(err)
+	}
+	readme, err := os.ReadFile("../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	rv := reflect.ValueOf(rd)
+	for i := range rv.NumField() {
+		name := rv.Type().Field(i).Name
+		if !rv.Type().Field(i).IsExported() {
+			continue
+		}
+		f, ok := flags[name]
+		if !ok {
+			t.Errorf("recorder.Redact.%s has no flag", name)
+			continue
+		}
+		if rv.Field(i).IsZero() {
+			t.Errorf("--%s does not set recorder.Redact.%s", f, name)
+		}
+		if !regexp.MustCompile(`(?m)^\s*` + name + `:.*// --` + f + ` `).Match(readme) {
+			t.Errorf("README's redaction snippet does not show %s next to --%s", name, f)
+		}
+	}
+}
+
 // TestVerifyRecordingReadAhead: a recording is read ahead in batches
 // beside its verification; what is reported does not depend on where the
 // batches are cut: lines, runs and violations across many batches, an
@@ -291,5 +451,43 @@ func TestVerifyRecordingReadAhead(t *testing.T) {
 	code, _, errOut := runCmd(t, "", "verify", path)
 	if code != 2 || !strings.Contains(errOut, "long.jsonl:2803: recording format version 3 is newer") {
 		t.Errorf("future version after %d records: exit %d, %s", 4*runs, code, errOut)
+	}
+}
+
+// TestVerifyRecordingRunsLeftOpen: runs with no end record are all judged
+// at the end of the file, however many there are (the list of runs is
+// pruned as they finish, which once skipped some of them).
+func TestVerifyRecordingRunsLeftOpen(t *testing.T) {
+	var buf bytes.Buffer
+	w, err := recorder.NewWriter(&buf, recorder.Header{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	const runs = 100
+	for i := range runs {
+		run := fmt.Sprintf("r%d", i)
+		// Cut after its first event: an incomplete recording.
+		for _, e := range []agui.Event{agui.NewRunStarted("t", run)} {
+			if err := w.Write(recorder.Record{Kind: recorder.KindEvent, Run: run, Event: e.Raw()}); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "open.jsonl")
+	if err := os.WriteFile(path, buf.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, out, _ := runCmd(t, "", "verify", "--json", path)
+	var rep struct {
+		Incomplete []struct{ Run string } `json:"incomplete"`
+	}
+	if err := json.Unmarshal([]byte(out), &rep); err != nil {
+		t.Fatalf("%v:\n%s", err, out)
+	}
+	if n := len(rep.Incomplete); n != runs || code != 3 {
+		t.Errorf("exit %d, %d incomplete runs reported, want 3 and %d (the last %s)", code, n, runs, rep.Incomplete[n-1].Run)
 	}
 }

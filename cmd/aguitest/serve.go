@@ -27,17 +27,26 @@ events otherwise (also for */*), whatever the recording's encoding. What
 an encoding cannot carry of an event is reported on standard error.
 Serving stops on SIGINT or SIGTERM.
 
+Browsers: no web page may call it unless --allow-origin names the page's
+origin (requests from other origins are refused, 403), so that a page the
+developer visits cannot read recordings of production traffic.
+
 Flags:
-  --addr ADDR    listen address (default 127.0.0.1:0, a free loopback port)
-  --speed X      timing: 1 as recorded (default), 2 twice as fast, 0 no waits
-  --loop         start again from the first run after the last
+  --addr ADDR              listen address (default 127.0.0.1:0, a free loopback port)
+  --speed X                timing: 1 as recorded (default), 2 twice as fast, 0 no waits
+  --loop                   start again from the first run after the last
+  --allow-origin ORIGIN    let web pages of ORIGIN (http://localhost:3000) call it,
+                           with CORS (repeatable; * allows every origin)
+  --max-request-bytes N    refuse (413) request bodies larger than N bytes
+                           (default 8 MiB)
 
 Example:
   $ aguitest serve prod-run.jsonl
   http://127.0.0.1:40123/
   $ curl -sN -H 'Accept: text/event-stream' -X POST http://127.0.0.1:40123/ -d '{}' | aguitest verify -
 
-Exit codes: 0 after a clean shutdown, 2 bad usage or an unreadable recording.
+Exit codes: 0 after a clean shutdown, 2 bad usage or an unreadable recording,
+130 interrupted (SIGINT, SIGTERM) before serving.
 `
 
 // cmdServe runs "aguitest serve"; it serves until SIGINT or SIGTERM.
@@ -54,6 +63,9 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	addr := fs.String("addr", "127.0.0.1:0", "listen address")
 	speed := fs.Float64("speed", 1, "timing scale")
 	loop := fs.Bool("loop", false, "serve the runs again after the last")
+	var origins stringList
+	fs.Var(&origins, "allow-origin", "origin whose pages may call")
+	maxReq := fs.Int64("max-request-bytes", replay.DefaultMaxRequestBytes, "request body limit")
 	if code := parseFlags(fs, args, serveUsage, stdout, stderr); code >= 0 {
 		return code
 	}
@@ -65,7 +77,11 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		fmt.Fprintf(stderr, "aguitest serve: --speed must not be negative\n")
 		return 2
 	}
-	rec, err := replay.Load(fs.Arg(0))
+	rec, err := loadRecording(ctx, fs.Arg(0))
+	if err == errInterrupted {
+		fmt.Fprintf(stderr, "aguitest serve: interrupted while reading %s\n", fs.Arg(0))
+		return exitInterrupted
+	}
 	if err != nil {
 		fmt.Fprintf(stderr, "aguitest serve: %v\n", err)
 		return 2
@@ -89,7 +105,7 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		defer mu.Unlock()
 		fmt.Fprintf(stderr, "aguitest serve: warning: %s:%d: run %s: event %d: %v\n", run.File, run.Events[i].Line, run.ID, i, err)
 	}
-	h := replay.Handler(rec.Runs, replay.Options{Speed: *speed, Loop: *loop, OnLoss: onLoss})
+	h := replay.Handler(rec.Runs, replay.Options{Speed: *speed, Loop: *loop, OnLoss: onLoss, AllowOrigins: origins, MaxRequestBytes: *maxReq})
 	srv := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second}
 	go srv.Serve(ln)
 	fmt.Fprintf(stdout, "http://%s/\n", ln.Addr())

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"sort"
 	"strconv"
 	"strings"
 	"time"
@@ -46,6 +45,16 @@ Example:
   aguitest show --html run.html recording.jsonl
   aguitest show --messages recording.jsonl | jq .messages
 
+It reads as it prints, with memory flat in the input's size: each run is
+printed when it ends (a run of many lines, as they come), what a message
+or call holds is kept up to 64 KiB (longer arguments are shown as their
+start and their size), and the totals come last. A run's lanes show what
+the client holds after it, starting from the run's request in a
+recording, and from nothing in a stream (--messages follows the client
+through all the runs of a stream). --messages reads the
+input whole; --html writes a page of at most 50 runs and 20,000 marks,
+saying what it leaves out.
+
 Exit status: 0 shown (even with violations), 2 bad usage or unreadable
 input.
 `
@@ -68,128 +77,176 @@ func cmdShow(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "aguitest show: want one FILE, got %s\n\n%s", plural(fs.NArg(), "argument"), showUsage)
 		return 2
 	}
-	src, err := readSource(fs.Arg(0), stdin, p)
-	if err != nil {
-		fmt.Fprintf(stderr, "aguitest show: %v\n", err)
+	name := fs.Arg(0)
+	if *messages && *htmlOut != "" && name == "-" {
+		fmt.Fprintf(stderr, "aguitest show: --messages with --html reads FILE twice: give a file, not standard input\n")
 		return 2
 	}
-	assemble(src)
+	var page *htmlBudget
+	var f *os.File
+	if *htmlOut != "" {
+		if f, err = os.Create(*htmlOut); err != nil {
+			fmt.Fprintf(stderr, "aguitest show: %v\n", err)
+			return 2
+		}
+		defer f.Close()
+		page = newHTMLBudget(*htmlOut)
+	}
 	if *messages {
+		// The messages a client holds are as large as what it was sent:
+		// --messages reads the input whole.
+		src, err := readSource(name, stdin, p)
+		if err != nil {
+			fmt.Fprintf(stderr, "aguitest show: %v\n", err)
+			return 2
+		}
+		assemble(src)
 		if err := writeMessages(stdout, src); err != nil {
 			fmt.Fprintf(stderr, "aguitest show: %v\n", err)
 			return 2
 		}
-	} else {
-		writeTranscript(stdout, src, colorFor(stdout))
 	}
-	if *htmlOut != "" {
-		f, err := os.Create(*htmlOut)
-		if err == nil {
-			err = writeHTML(f, src)
-			if cerr := f.Close(); err == nil {
-				err = cerr
-			}
+	if !*messages || page != nil {
+		var sink runSink = pageOnly{page}
+		if !*messages {
+			sink = &transcript{w: stdout, pal: colorFor(stdout), page: page}
+		}
+		if err := showInput(name, stdin, p, sink, page); err != nil {
+			fmt.Fprintf(stderr, "aguitest show: %v\n", err)
+			return 2
+		}
+	}
+	if page != nil {
+		err := page.write(f)
+		if cerr := f.Close(); err == nil {
+			err = cerr
 		}
 		if err != nil {
 			fmt.Fprintf(stderr, "aguitest show: %v\n", err)
 			return 2
 		}
-		fmt.Fprintf(stderr, "aguitest show: wrote %s\n", *htmlOut)
+		fmt.Fprintf(stderr, "aguitest show: wrote %s%s\n", *htmlOut, page.leftOut())
 	}
 	return 0
 }
 
-// A lane is one message, reasoning message or tool call of a run: a row of
-// the timeline, a line of the transcript. A message the run streams in
-// several spans under one id (reopened after its END) is one lane, as it
-// is one message to the client.
-type lane struct {
-	kind  string // "message", "reasoning" or "call"
-	id    string
-	name  string   // the tool's name, or the message's role
-	start int      // position in runView.events of the first START
-	end   int      // position of the last END; -1 while open
-	spans [][2]int // START..END positions of each span; -1 while open
-	ticks []int    // positions of the fragments
-	text  strings.Builder
-	// result is the position of the call's TOOL_CALL_RESULT, or -1.
-	result   int
-	content  string
-	parallel []string // the calls streamed at the same time, itself included
+// transcript prints the runs as show reads them, and hands them to the
+// page when there is one.
+type transcript struct {
+	w    io.Writer
+	pal  palette
+	page *htmlBudget
+	name string
 }
 
-// lanes returns the run's messages and calls in the order they started.
-func (r *runView) lanes() []*lane {
-	var out []*lane
-	all := map[string]*lane{} // every lane of the run, by kind and id
-	open := map[string]bool{} // the lanes with a span open
-	calls := map[string]*lane{}
-	for i, ev := range r.events {
-		e := ev.e
-		switch e.Type() {
-		case agui.TextMessageStart, agui.ReasoningMessageStart, agui.ToolCallStart:
-			kind, id, name := "message", e.MessageID(), e.Role()
-			switch e.Type() {
-			case agui.ReasoningMessageStart:
-				kind = "reasoning"
-			case agui.ToolCallStart:
-				kind, id, name = "call", e.ToolCallID(), e.ToolCallName()
-			}
-			key := kind + "\x00" + id
-			if open[key] {
-				continue // a START for what is open: its violation shows it
-			}
-			l := all[key]
-			if l == nil || kind == "call" {
-				// A call started again is a call of its own to read.
-				l = &lane{kind: kind, id: id, name: name, start: i, end: -1, result: -1}
-				if l.name == "" && kind == "message" {
-					l.name = "assistant"
-				}
-				all[key] = l
-				if kind == "call" {
-					calls[id] = l
-				}
-				out = append(out, l)
-			}
-			l.end = -1
-			l.spans = append(l.spans, [2]int{i, -1})
-			open[key] = true
-		case agui.TextMessageContent, agui.ReasoningMessageContent, agui.ToolCallArgs:
-			kind, id := "message", e.MessageID()
-			switch e.Type() {
-			case agui.ReasoningMessageContent:
-				kind = "reasoning"
-			case agui.ToolCallArgs:
-				kind, id = "call", e.ToolCallID()
-			}
-			if key := kind + "\x00" + id; open[key] {
-				l := all[key]
-				l.ticks = append(l.ticks, i)
-				l.text.WriteString(e.Delta())
-			}
-		case agui.TextMessageEnd, agui.ReasoningMessageEnd, agui.ToolCallEnd:
-			kind, id := "message", e.MessageID()
-			switch e.Type() {
-			case agui.ReasoningMessageEnd:
-				kind = "reasoning"
-			case agui.ToolCallEnd:
-				kind, id = "call", e.ToolCallID()
-			}
-			if key := kind + "\x00" + id; open[key] {
-				l := all[key]
-				l.end = i
-				l.spans[len(l.spans)-1][1] = i
-				delete(open, key)
-			}
-		case agui.ToolCallResult:
-			if l, ok := calls[e.ToolCallID()]; ok && l.result < 0 {
-				l.result = i
-				l.content = stringField(e, "content")
-			}
+func (t *transcript) begin(name, format string) {
+	t.name = name
+	fmt.Fprintln(t.w, term(name)+": "+format)
+	if t.page != nil {
+		t.page.begin(name, format)
+	}
+}
+
+func (t *transcript) problem(s string) {
+	fmt.Fprintln(t.w, t.pal.red("! "+term(s)))
+	if t.page != nil {
+		t.page.problem(s)
+	}
+}
+
+func (t *transcript) flush(b *runBuilder, final bool) {
+	lines := b.render(t.name)
+	if t.page != nil {
+		t.page.keepLines(b, lines)
+	}
+	if !b.continued {
+		where := t.name
+		if b.line > 0 { // a protobuf stream has no lines
+			where = fmt.Sprintf("%s:%d", t.name, b.line)
+		}
+		fmt.Fprintf(t.w, "\n%s  %s\n", t.pal.bold(term(b.head(final))), t.pal.dim(term(where)))
+	} else if len(lines) > 0 {
+		fmt.Fprintf(t.w, "  %s\n", t.pal.dim(term("(run "+orNone(b.id)+", continued)")))
+	}
+	for _, l := range lines {
+		text := term(l.text)
+		if l.bad {
+			text = t.pal.red(text)
+		}
+		fmt.Fprintf(t.w, "  %s%s\n", t.pal.dim(l.prefix), text)
+	}
+}
+
+func (t *transcript) end(events, runs, violations int) {
+	summary := fmt.Sprintf("%s: %s in %s, %s", term(t.name), plural(events, "event"), plural(runs, "run"), plural(violations, "violation"))
+	if violations > 0 {
+		summary = t.pal.red(summary)
+	}
+	fmt.Fprintln(t.w)
+	fmt.Fprintln(t.w, summary)
+	if t.page != nil {
+		t.page.end(events, runs, violations)
+	}
+}
+
+// head is a run's heading: its id, thread and recorded outcome.
+func (b *runBuilder) head(final bool) string {
+	head := "run " + orNone(b.id)
+	if b.thread != "" {
+		head += " (thread " + b.thread + ")"
+	}
+	switch {
+	case !final:
+	case b.incomplete != "":
+		head += ", incomplete recording"
+	case b.outcome != "":
+		head += ", " + b.outcome
+	}
+	return head
+}
+
+// A printed line: its prefix (event number, offset) and its text.
+type printed struct {
+	prefix, text string
+	bad          bool
+}
+
+// render returns the run's waiting lines, lanes with what the client
+// holds now, and empties them.
+func (b *runBuilder) render(file string) []printed {
+	var held heldRun
+	held.held(b.view)
+	var pending []*lane
+	for _, l := range b.lanes {
+		if !l.printed {
+			pending = append(pending, l)
 		}
 	}
-	markParallel(out, len(r.events))
+	markParallel(pending, b.seq)
+	if b.shownGroup == nil {
+		b.shownGroup = map[string]bool{}
+	}
+	var out []printed
+	for _, l := range b.lines {
+		prefix := "      "
+		if !l.end {
+			prefix = fmt.Sprintf("#%-4d ", l.ref.index+1)
+			if b.timed {
+				prefix += fmt.Sprintf("%9s ", "+"+fmtOffset(l.ref.at))
+			}
+		} else if b.timed {
+			prefix += strings.Repeat(" ", 10)
+		}
+		if l.lane == nil {
+			out = append(out, printed{prefix, l.text, l.bad})
+			continue
+		}
+		for _, ll := range laneLines(l.lane, &held, b.shownGroup) {
+			out = append(out, printed{prefix, ll.text, ll.bad})
+		}
+		l.lane.printed = true
+	}
+	b.lines = b.lines[:0]
 	return out
 }
 
@@ -242,191 +299,9 @@ func stringField(e agui.Event, name string) string {
 	return compactJSON(raw)
 }
 
-// A line of the transcript, at the position of the event it starts with.
-type tline struct {
-	pos  int // position in runView.events; len(events) for the end
-	text string
-	bad  bool
-}
-
-func writeTranscript(w io.Writer, src *source, pal palette) {
-	nev, nvio := 0, 0
-	for _, r := range src.runs {
-		nev += len(r.raw)
-		nvio += len(r.violations)
-	}
-	summary := fmt.Sprintf("%s: %s, %s in %s, %s", src.name, src.format, plural(nev, "event"), plural(len(src.runs), "run"), plural(nvio, "violation"))
-	if nvio > 0 {
-		summary = pal.red(summary)
-	}
-	fmt.Fprintln(w, summary)
-	for _, pr := range src.problems {
-		fmt.Fprintln(w, pal.red("! "+pr))
-	}
-	for _, r := range src.runs {
-		writeRun(w, src, r, pal)
-	}
-}
-
-func writeRun(w io.Writer, src *source, r *runView, pal palette) {
-	head := "run " + orNone(r.id)
-	if r.thread != "" {
-		head += " (thread " + r.thread + ")"
-	}
-	if r.outcome != "" {
-		head += ", " + r.outcome
-	}
-	where := src.name
-	if r.line > 0 { // a protobuf stream has no lines
-		where = fmt.Sprintf("%s:%d", src.name, r.line)
-	}
-	fmt.Fprintf(w, "\n%s  %s\n", pal.bold(head), pal.dim(where))
-	for _, l := range r.lines(src.name) {
-		prefix, text := l.text[:l.pos], l.text[l.pos:]
-		if l.bad {
-			text = pal.red(text)
-		}
-		fmt.Fprintf(w, "  %s%s\n", pal.dim(prefix), text)
-	}
-}
-
-// lines returns the transcript of a run with each line's prefix (event
-// index, offset); pos is where the prefix ends.
-func (r *runView) lines(file string) []tline {
-	var out []tline
-	for _, l := range r.transcript(file) {
-		prefix := "      "
-		if l.pos < len(r.events) {
-			ev := r.events[l.pos]
-			prefix = fmt.Sprintf("#%-4d ", ev.index+1)
-			if r.timed {
-				prefix += fmt.Sprintf("%9s ", "+"+fmtOffset(ev.at))
-			}
-		} else if r.timed {
-			prefix += strings.Repeat(" ", 10)
-		}
-		out = append(out, tline{pos: len(prefix), text: prefix + l.text, bad: l.bad})
-	}
-	return out
-}
-
-// transcript returns the lines of a run in order.
-func (r *runView) transcript(file string) []tline {
-	var out []tline
-	lanes := r.lanes()
-	byStart := map[int]*lane{}
-	for _, l := range lanes {
-		byStart[l.start] = l
-	}
-	calls := map[string]*lane{}
-	for _, l := range lanes {
-		if l.kind == "call" {
-			calls[l.id] = l
-		}
-	}
-	shownGroup := map[string]bool{}
-	for i, ev := range r.events {
-		e := ev.e
-		switch e.Type() {
-		case agui.TextMessageStart, agui.ReasoningMessageStart, agui.ToolCallStart:
-			l := byStart[i]
-			if l == nil {
-				continue
-			}
-			out = append(out, laneLines(i, l, r.client, shownGroup)...)
-		case agui.TextMessageContent, agui.TextMessageEnd, agui.ReasoningMessageContent,
-			agui.ReasoningMessageEnd, agui.ToolCallArgs, agui.ToolCallEnd:
-			// Shown with their lane.
-		case agui.ToolCallResult:
-			name := ""
-			if l, ok := calls[e.ToolCallID()]; ok {
-				name = " (" + l.name + ")"
-			}
-			out = append(out, tline{pos: i, text: fmt.Sprintf("result %s%s: %s", e.ToolCallID(), name, clip(stringField(e, "content"), 200))})
-		case agui.StateDelta:
-			raw, _ := e.Field("delta")
-			var ops []struct {
-				Op    string          `json:"op"`
-				Path  string          `json:"path"`
-				From  string          `json:"from"`
-				Value json.RawMessage `json:"value"`
-			}
-			if json.Unmarshal(raw, &ops) != nil {
-				out = append(out, tline{pos: i, text: "state delta: " + clip(compactJSON(raw), 200)})
-				continue
-			}
-			for _, op := range ops {
-				s := "state " + op.Op + " " + op.Path
-				if op.From != "" {
-					s += " from " + op.From
-				}
-				if len(op.Value) > 0 {
-					s += " " + clip(compactJSON(op.Value), 160)
-				}
-				out = append(out, tline{pos: i, text: s})
-			}
-		case agui.StateSnapshot:
-			raw, _ := e.Field("snapshot")
-			out = append(out, tline{pos: i, text: "state snapshot " + clip(compactJSON(raw), 200)})
-		case agui.MessagesSnapshot:
-			raw, _ := e.Field("messages")
-			var msgs []json.RawMessage
-			_ = json.Unmarshal(raw, &msgs)
-			out = append(out, tline{pos: i, text: "messages snapshot: " + plural(len(msgs), "message")})
-		case agui.RunStarted:
-			out = append(out, tline{pos: i, text: "RUN_STARTED " + e.RunID()})
-		case agui.RunFinished:
-			s := "RUN_FINISHED " + e.RunID()
-			if raw, ok := e.Field("result"); ok {
-				s += " result " + clip(compactJSON(raw), 160)
-			}
-			out = append(out, tline{pos: i, text: s})
-		case agui.RunError:
-			s := "RUN_ERROR"
-			if c := stringField(e, "code"); c != "" {
-				s += " " + c
-			}
-			out = append(out, tline{pos: i, text: s + ": " + stringField(e, "message"), bad: true})
-		case agui.StepStarted:
-			out = append(out, tline{pos: i, text: "step " + e.StepName() + " started"})
-		case agui.StepFinished:
-			out = append(out, tline{pos: i, text: "step " + e.StepName() + " finished"})
-		case agui.Custom:
-			raw, _ := e.Field("value")
-			out = append(out, tline{pos: i, text: "custom " + e.Name() + " " + clip(compactJSON(raw), 160)})
-		default:
-			out = append(out, tline{pos: i, text: clip(string(e.Raw()), 200)})
-		}
-	}
-	// Violations go after the lines of their event.
-	posOf := map[int]int{} // verifier index -> last position holding it
-	for i, ev := range r.events {
-		posOf[ev.index] = i
-	}
-	for _, v := range r.violations {
-		pos, ok := posOf[v.Index]
-		where := file
-		switch {
-		case !ok:
-			pos = len(r.events)
-		case r.events[pos].line > 0:
-			where = fmt.Sprintf("%s:%d", file, r.events[pos].line)
-		}
-		var s string
-		if v.Type == "" {
-			s = fmt.Sprintf("! %s: %s", where, violationText(v))
-		} else {
-			s = fmt.Sprintf("! %s: %s", where, violationText(v))
-		}
-		out = append(out, tline{pos: pos, text: s, bad: true})
-	}
-	sort.SliceStable(out, func(i, j int) bool { return out[i].pos < out[j].pos })
-	return out
-}
-
 // laneLines are the lines of a lane: its text or arguments as the client
-// holds them at the run's end (c), when it holds them.
-func laneLines(i int, l *lane, c *heldRun, shownGroup map[string]bool) []tline {
+// holds them (c), when it holds them.
+func laneLines(l *lane, c *heldRun, shownGroup map[string]bool) []tline {
 	var out []tline
 	mark := ""
 	if len(l.parallel) > 1 {
@@ -434,10 +309,10 @@ func laneLines(i int, l *lane, c *heldRun, shownGroup map[string]bool) []tline {
 		key := strings.Join(l.parallel, "\x00")
 		if !shownGroup[key] {
 			shownGroup[key] = true
-			out = append(out, tline{pos: i, text: "┆ parallel: " + strings.Join(l.parallel, ", ")})
+			out = append(out, tline{text: "┆ parallel: " + strings.Join(l.parallel, ", ")})
 		}
 	}
-	notes := []string{plural(len(l.ticks), "fragment")}
+	notes := []string{plural(l.ticks, "fragment")}
 	if len(l.spans) > 1 {
 		notes = append(notes, fmt.Sprintf("%d spans under one id", len(l.spans)))
 	}
@@ -447,17 +322,22 @@ func laneLines(i int, l *lane, c *heldRun, shownGroup map[string]bool) []tline {
 	switch l.kind {
 	case "call":
 		args := l.text.String()
-		if a, ok := c.arguments(l.id); ok {
+		if a, ok := c.arguments(l.id); ok && l.whole() {
 			args = a
 		}
-		shown := compactJSON([]byte(args))
-		if !json.Valid([]byte(args)) {
+		var shown string
+		switch {
+		case !l.whole():
+			shown = strconv.Quote(clip(args, 200)) + fmt.Sprintf(" (%d bytes of arguments)", l.size)
+		case json.Valid([]byte(args)):
+			shown = compactJSON([]byte(args))
+		default:
 			shown = strconv.Quote(args) + " (not JSON)"
 		}
 		if m, ok := c.owner[l.id]; c != nil && ok {
 			notes = append(notes, "in "+m)
 		}
-		out = append(out, tline{pos: i, text: fmt.Sprintf("%scall %s %s %s  [%s]", mark, l.id, l.name, clip(shown, 300), strings.Join(notes, ", ")), bad: l.end < 0})
+		out = append(out, tline{text: fmt.Sprintf("%scall %s %s %s  [%s]", mark, l.id, l.name, clip(shown, 300), strings.Join(notes, ", ")), bad: l.end < 0})
 	default:
 		text := l.text.String()
 		if t, ok := c.content(l.id); ok {
@@ -470,7 +350,7 @@ func laneLines(i int, l *lane, c *heldRun, shownGroup map[string]bool) []tline {
 		if l.kind == "reasoning" {
 			head = "reasoning " + l.id
 		}
-		out = append(out, tline{pos: i, text: fmt.Sprintf("%s: %s  [%s]", head, clip(strconv.Quote(text), 300), strings.Join(notes, ", ")), bad: l.end < 0})
+		out = append(out, tline{text: fmt.Sprintf("%s: %s  [%s]", head, clip(strconv.Quote(clip(text, 1024)), 300), strings.Join(notes, ", ")), bad: l.end < 0})
 	}
 	return out
 }

@@ -13,16 +13,16 @@ import (
 // Mastra streams text), is one lane: one row of the timeline with three
 // spans, one line of the transcript with the client's whole text.
 func TestShowOneLanePerMessage(t *testing.T) {
-	src, err := readSource("testdata/show/reopened.jsonl", nil, agui.Strict)
-	if err != nil {
+	page := newHTMLBudget("page.html")
+	var out bytes.Buffer
+	if err := showInput("testdata/show/reopened.jsonl", nil, agui.Strict, &transcript{w: &out, page: page}, page); err != nil {
 		t.Fatal(err)
 	}
-	assemble(src)
-	var page bytes.Buffer
-	if err := writeHTML(&page, src); err != nil {
+	var html bytes.Buffer
+	if err := page.write(&html); err != nil {
 		t.Fatal(err)
 	}
-	lanes := regexp.MustCompile(`(?s)<g class="lane lane-message[^"]*" data-id="([^"]+)">(.*?)</g>`).FindAllStringSubmatch(page.String(), -1)
+	lanes := regexp.MustCompile(`(?s)<g class="lane lane-message[^"]*" data-id="([^"]+)">(.*?)</g>`).FindAllStringSubmatch(html.String(), -1)
 	spans := map[string]int{}
 	for _, l := range lanes {
 		spans[l[1]] += strings.Count(l[2], `class="span"`)
@@ -30,8 +30,6 @@ func TestShowOneLanePerMessage(t *testing.T) {
 	if len(lanes) != 2 || spans["msg-1"] != 3 || spans["msg-2"] != 1 {
 		t.Errorf("message lanes and their spans: got %d lanes, %v; want msg-1 with 3 spans and msg-2 with 1", len(lanes), spans)
 	}
-	var out bytes.Buffer
-	writeTranscript(&out, src, palette{})
 	if n := strings.Count(out.String(), "assistant msg-1:"); n != 1 {
 		t.Errorf("msg-1 has %d transcript lines, want 1:\n%s", n, out.String())
 	}

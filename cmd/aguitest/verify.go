@@ -50,8 +50,16 @@ Example:
   aguitest verify recordings/
   curl -sN -H 'Accept: text/event-stream' -X POST localhost:8000/agent -d @input.json | aguitest verify -
 
+A run whose recording does not hold its whole response (bytes the
+recorder dropped because storage fell behind, its size limit, an encoding
+it could not decode, or no end record while the last event does not end
+the run) is reported as an incomplete recording: its events are verified
+up to the first gap, and how its stream ended (truncated, unclosed
+messages) is not blamed on the agent.
+
 Exit status: 0 every stream conforms, 1 violations found (an empty or
-unreadable stream included), 2 bad usage or a file that cannot be read.
+unreadable stream included), 2 bad usage or a file that cannot be read,
+3 no violation in what was recorded but a recording is incomplete.
 `
 
 // fileReport is what verify found in one input, as printed by --json.
@@ -63,7 +71,22 @@ type fileReport struct {
 	Violations []violationJSON `json:"violations"`
 	// Problems are unreadable lines of a recording, each "file:line: ...".
 	Problems []string `json:"problems,omitempty"`
-	Error    string   `json:"error,omitempty"`
+	// Incomplete lists the runs of a recording that do not hold their
+	// whole response.
+	Incomplete []incompleteJSON `json:"incomplete,omitempty"`
+	Error      string           `json:"error,omitempty"`
+}
+
+// incompleteJSON is a run whose recording is incomplete.
+type incompleteJSON struct {
+	Run string `json:"run"`
+	// Line is the run's end record, or 0 when it has none.
+	Line   int    `json:"line,omitempty"`
+	Reason string `json:"reason"`
+	// GapLine is the first gap record: the events after it (Unverified)
+	// are not verified.
+	GapLine    int `json:"gapLine,omitempty"`
+	Unverified int `json:"unverified,omitempty"`
 }
 
 type violationJSON struct {
@@ -120,8 +143,10 @@ func cmdVerify(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		switch {
 		case rep.Error != "":
 			status = 2
-		case (len(rep.Violations) > 0 || len(rep.Problems) > 0) && status == 0:
+		case (len(rep.Violations) > 0 || len(rep.Problems) > 0) && status != 2:
 			status = 1
+		case len(rep.Incomplete) > 0 && status == 0:
+			status = 3
 		}
 		if *asJSON {
 			if rep.Violations == nil {
@@ -139,8 +164,20 @@ func cmdVerify(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 }
 
 func printReport(stdout, stderr io.Writer, rep fileReport, p agui.Profile) {
+	stdout, stderr = lineWriter{stdout}, lineWriter{stderr}
 	for _, pr := range rep.Problems {
 		fmt.Fprintln(stdout, pr)
+	}
+	for _, in := range rep.Incomplete {
+		where := rep.File
+		if in.Line > 0 {
+			where = fmt.Sprintf("%s:%d", rep.File, in.Line)
+		}
+		s := fmt.Sprintf("%s: run %s: incomplete recording: %s", where, in.Run, in.Reason)
+		if in.GapLine > 0 {
+			s += fmt.Sprintf("; %s after the gap at line %d not verified", plural(in.Unverified, "event"), in.GapLine)
+		}
+		fmt.Fprintln(stdout, s+"; how the run ended is not judged")
 	}
 	for _, v := range rep.Violations {
 		where := rep.File
@@ -164,6 +201,9 @@ func printReport(stdout, stderr io.Writer, rep fileReport, p agui.Profile) {
 	}
 	if len(rep.Problems) > 0 {
 		fmt.Fprintf(stdout, "%s: %s, %s in %s\n", rep.File, plural(len(rep.Problems), "unreadable line"), plural(len(rep.Violations), "violation"), plural(rep.Events, "event"))
+	} else if len(rep.Violations) == 0 && len(rep.Incomplete) > 0 {
+		fmt.Fprintf(stdout, "%s: incomplete: %s in %s conform to the %s profile as far as recorded; %s recorded incompletely\n",
+			rep.File, plural(rep.Events, "event"), plural(rep.Runs, "run"), p, plural(len(rep.Incomplete), "run"))
 	} else if len(rep.Violations) == 0 {
 		fmt.Fprintf(stdout, "%s: ok: %s in %s conform to the %s profile\n", rep.File, plural(rep.Events, "event"), plural(rep.Runs, "run"), p)
 	} else {
@@ -293,27 +333,54 @@ func expandDirs(names []string) ([]string, error) {
 	return out, nil
 }
 
+// recordedRun is what verify keeps of a run of a recording in progress.
+type recordedRun struct {
+	v *agui.Verifier
+	// gapLine is the line of the run's first gap record: the events after
+	// it are not verified (what is missing may hold anything).
+	gapLine, unverified int
+	last                agui.EventType
+}
+
 // verifyRecording verifies each run of a recording on its own, streaming:
-// memory holds a verifier per run in progress.
+// memory holds a verifier per run in progress. A run whose recording is
+// incomplete (recorder.End.Incomplete, no end record, a gap) is reported
+// as such: its events are verified up to its first gap, and how its stream
+// ended is not judged.
 func verifyRecording(rep fileReport, in io.Reader, opt agui.Options) fileReport {
 	rep.Format = "recording"
 	records, stop := readAhead(recorder.NewReader(in, rep.File))
 	defer stop()
-	verifiers := map[string]*agui.Verifier{}
+	runs := map[string]*recordedRun{}
 	var order []string // runs in the order they began; finished ones pruned
-	finish := func(run string) {
-		v, ok := verifiers[run]
+	finish := func(run string, end *recorder.End, line int) {
+		st, ok := runs[run]
 		if !ok {
 			return
 		}
-		for _, vi := range v.Finish() {
-			rep.Violations = append(rep.Violations, violationJSON{Run: run, Violation: vi})
-		}
-		delete(verifiers, run)
-		if len(order) > 64+2*len(verifiers) {
+		delete(runs, run)
+		if len(order) > 64+2*len(runs) {
 			// Memory holds the runs in progress, not all runs seen.
-			order = slices.DeleteFunc(order, func(r string) bool { _, open := verifiers[r]; return !open })
+			order = slices.DeleteFunc(order, func(r string) bool { _, open := runs[r]; return !open })
 		}
+		var why string
+		switch {
+		case end != nil:
+			why = end.Incomplete()
+		case st.last != agui.RunFinished && st.last != agui.RunError:
+			why = recorder.NoEndRecord
+		}
+		if why == "" && st.gapLine > 0 {
+			why = "response bytes are missing (a gap record)"
+		}
+		fin := st.v.Finish()
+		if why == "" {
+			for _, vi := range fin {
+				rep.Violations = append(rep.Violations, violationJSON{Run: run, Violation: vi})
+			}
+			return
+		}
+		rep.Incomplete = append(rep.Incomplete, incompleteJSON{Run: run, Line: line, Reason: why, GapLine: st.gapLine, Unverified: st.unverified})
 	}
 	for it := range eachRecord(records) {
 		rec, err := it.rec, it.err
@@ -325,55 +392,65 @@ func verifyRecording(rep fileReport, in io.Reader, opt agui.Options) fileReport 
 			rep.Problems = append(rep.Problems, err.Error())
 			continue
 		}
-		verifier := func(run string) *agui.Verifier {
-			v, ok := verifiers[run]
+		state := func(run string) *recordedRun {
+			st, ok := runs[run]
 			if !ok {
-				v = agui.NewVerifier(opt)
-				verifiers[run] = v
+				st = &recordedRun{v: agui.NewVerifier(opt)}
+				runs[run] = st
 				order = append(order, run)
 				rep.Runs++
 			}
-			return v
+			return st
 		}
 		switch rec.Kind {
 		case recorder.KindRequest:
 			// A reused run id starts a new run.
-			finish(rec.Run)
-			v := verifier(rec.Run)
+			finish(rec.Run, nil, rec.Line)
+			st := state(rec.Run)
 			var in agui.RunAgentInput
 			if rec.Request != nil && len(rec.Request.Input) > 0 && json.Unmarshal(rec.Request.Input, &in) == nil {
-				v.SetInput(in) // calls of the history are known
+				st.v.SetInput(in) // calls of the history are known
+			}
+		case recorder.KindGap:
+			if st := state(rec.Run); st.gapLine == 0 {
+				st.gapLine = rec.Line
 			}
 		case recorder.KindEvent:
-			v := verifier(rec.Run)
+			st := state(rec.Run)
 			e, err := rec.EventOf()
 			if err != nil {
 				rep.Problems = append(rep.Problems, fmt.Sprintf("%s:%d: run %s: recorded data is not an AG-UI event: %v", rep.File, rec.Line, rec.Run, err))
 				continue
 			}
 			rep.Events++
-			for _, vi := range v.Push(e) {
+			st.last = e.Type()
+			if st.gapLine > 0 {
+				st.unverified++
+				continue
+			}
+			for _, vi := range st.v.Push(e) {
 				rep.Violations = append(rep.Violations, violationJSON{Line: rec.Line, Run: rec.Run, Violation: vi})
 			}
 			if rec.Frame != nil { // a protobuf frame its JSON form does not hold whole
 				_, losses, _ := agui.UnmarshalProto(rec.Frame)
-				for _, vi := range v.PushLosses(e, losses) {
+				for _, vi := range st.v.PushLosses(e, losses) {
 					rep.Violations = append(rep.Violations, violationJSON{Line: rec.Line, Run: rec.Run, Violation: vi})
 				}
 			}
 		case recorder.KindEnd:
-			v := verifier(rec.Run)
+			st := state(rec.Run)
 			if end := rec.End; end != nil && end.Status != 0 && end.ContentType != "" {
 				// Recorded over HTTP: the response must be an event stream.
-				for _, vi := range v.Response(end.Status, end.ContentType) {
+				for _, vi := range st.v.Response(end.Status, end.ContentType) {
 					rep.Violations = append(rep.Violations, violationJSON{Line: rec.Line, Run: rec.Run, Violation: vi})
 				}
 			}
-			finish(rec.Run)
+			finish(rec.Run, rec.End, rec.Line)
 		}
 	}
-	for _, run := range order {
-		finish(run)
+	// finish prunes order: go through a copy.
+	for _, run := range slices.Clone(order) {
+		finish(run, nil, 0)
 	}
 	return rep
 }

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"strings"
@@ -168,5 +169,31 @@ func TestVerifyCommandJSON(t *testing.T) {
 	v := rep.Violations[0]
 	if v.Line != 2 || v.Index != 1 || v.Rule != "step-not-started" || v.Message != `Cannot send 'STEP_FINISHED' for step "plan" that was not started` {
 		t.Errorf("violation: got %+v", v)
+	}
+}
+
+// TestVerifyNeverASilentPass: a megabyte of random bytes given as a
+// server-sent event stream and an empty directory are failures (both
+// exited 0 once: 0 events "conformed", nothing verified passed).
+func TestVerifyNeverASilentPass(t *testing.T) {
+	dir := t.TempDir()
+	r := rand.New(rand.NewPCG(1, 2))
+	b := make([]byte, 1<<20)
+	for i := range b {
+		b[i] = byte(r.Uint64())
+	}
+	b[0] = 'x' // not a protobuf frame's zero byte
+	random := filepath.Join(dir, "random.sse")
+	os.WriteFile(random, b, 0o644)
+	for _, p := range []string{"reference", "strict"} {
+		code, out, errOut := runCmd(t, "", "verify", "--profile", p, random)
+		if code != 1 || !strings.Contains(out, "no-events") {
+			t.Errorf("%s profile: random bytes: exit %d\n%s%s", p, code, out, errOut)
+		}
+	}
+	empty := filepath.Join(dir, "empty")
+	os.Mkdir(empty, 0o755)
+	if code, _, errOut := runCmd(t, "", "verify", empty); code != 2 || !strings.Contains(errOut, "no *.jsonl") {
+		t.Errorf("an empty directory: exit %d %s", code, errOut)
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -117,4 +118,28 @@ func TestVerifySnippet(t *testing.T) {
 			assert.Equal(t, tc.want, got, "violations: %v", vs)
 		})
 	}
+}
+
+// redaction is README's snippet for changing what is redacted.
+func redaction() recorder.Redact {
+	rd := recorder.Redact{
+		Off:      []recorder.Default{recorder.DefaultJWT},             // --redact-off jwt (or all)
+		Keep:     []string{"session"},                                 // --keep session
+		Pointers: []string{"/forwardedProps/user/email"},              // --redact /forwardedProps/user/email
+		Patterns: []*regexp.Regexp{regexp.MustCompile(`acct-[0-9]+`)}, // --redact-pattern 'acct-[0-9]+'
+		Headers:  []string{"X-Tenant"},                                // --redact-header X-Tenant
+	}
+	return rd
+}
+
+func TestRedactionSnippet(t *testing.T) {
+	rd := redaction()
+	jwt := "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.sig"
+	in := `{"forwardedProps":{"session":"s1","user":{"email":"ann@example.com"},"password":"p"},"note":"acct-42 ` + jwt + `"}`
+	out, err := rd.JSON([]byte(in))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := `{"forwardedProps":{"session":"s1","user":{"email":"[REDACTED]"},"password":"[REDACTED]"},"note":"[REDACTED] ` + jwt + `"}`
+	assert.Equal(t, want, string(out))
 }
