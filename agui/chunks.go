@@ -1,6 +1,7 @@
 package agui
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 )
@@ -55,6 +56,16 @@ type lane struct {
 	name  jsField // text: name; tool: toolCallName
 	pmid  jsField // tool: parentMessageId
 	sub   jsField // the opener's subagentRunId as sent (may be null)
+}
+
+// own gives the lane copies of its values: a lane outlives the event that
+// opened it, whose bytes a reader may reuse (ParallelReader.Recycle).
+func (l *lane) own() {
+	for _, f := range []*jsField{&l.id, &l.role, &l.name, &l.pmid, &l.sub} {
+		if f.raw != nil {
+			f.raw = bytes.Clone(f.raw)
+		}
+	}
 }
 
 // Expander expands chunk events as a client does before verifying. The
@@ -317,6 +328,7 @@ func (x *Expander) expandChunk(e *Event, k laneKind, out []Event) ([]Event, erro
 		if metadata != nil {
 			b.raw("metadata", metadata)
 		}
+		l.own()
 		x.lanes = append(x.lanes, l)
 		out = append(out, b.event())
 	}

@@ -25,6 +25,13 @@ type ParallelReader struct {
 	BlockSize int
 	// MaxLineSize is Reader.MaxLineSize.
 	MaxLineSize int
+	// Recycle lets the reader reuse the memory of a block once Next has
+	// handed out its last event: an event (its bytes, its fields) is then
+	// valid only until Next returns an event of a later block, so a caller
+	// that keeps events must copy them. A Verifier keeps nothing of the
+	// events it is given, and verifying with Recycle set saves the memory
+	// traffic of a fresh block each time. Set it before the first Next.
+	Recycle bool
 
 	name    string
 	src     io.Reader
@@ -34,6 +41,7 @@ type ParallelReader struct {
 	seq     *Reader // the whole stream, when it is read by one goroutine
 	format  string
 	results chan chan blockResult
+	free    chan []byte // blocks handed back to the cutter (Recycle)
 	stop    chan struct{}
 	done    sync.WaitGroup
 	cur     blockResult
@@ -61,6 +69,7 @@ type blockItem struct {
 }
 
 type blockResult struct {
+	data   []byte // the block's bytes, which its events point into
 	items  []blockItem
 	frames int // SSE frames with data in the block
 	last   bool
@@ -153,6 +162,9 @@ func (p *ParallelReader) begin() {
 	}
 	p.format = head.format
 	p.results = make(chan chan blockResult, p.workers+1)
+	if p.Recycle {
+		p.free = make(chan []byte, p.workers+2)
+	}
 	p.stop = make(chan struct{})
 	work := make(chan block, p.workers)
 	p.done.Add(1 + p.workers)
@@ -181,7 +193,7 @@ func (p *ParallelReader) cut(br *bufio.Reader, line int, work chan<- block) {
 	}
 	var carry []byte
 	for {
-		buf := make([]byte, 0, max(p.blockSize(), 2*len(carry)))
+		buf := p.newBlock(max(p.blockSize(), 2*len(carry)))
 		buf = append(buf, carry...)
 		eof := false
 		var readErr error
@@ -229,6 +241,19 @@ func (p *ParallelReader) cut(br *bufio.Reader, line int, work chan<- block) {
 	}
 }
 
+// newBlock returns an empty buffer of at least size bytes: one handed back
+// by Next when it is large enough, else a new one.
+func (p *ParallelReader) newBlock(size int) []byte {
+	select {
+	case b := <-p.free:
+		if cap(b) >= size {
+			return b[:0]
+		}
+	default:
+	}
+	return make([]byte, 0, size)
+}
+
 // parseBlock reads a block of whole records with r (a Reader of the
 // stream's format, reused from block to block).
 func (r *Reader) parseBlock(b block) blockResult {
@@ -254,6 +279,7 @@ func (r *Reader) parseBlock(b block) blockResult {
 	}
 	res.frames = r.frames
 	res.last = b.last
+	res.data = b.data
 	return res
 }
 
@@ -284,6 +310,13 @@ func (p *ParallelReader) Next() (Event, error) {
 			clear(p.cur.items) // drop the events: the pool keeps only the slice
 			itemPool.Put(p.cur.items[:0])
 			p.cur.items = nil
+			if p.free != nil {
+				select {
+				case p.free <- p.cur.data[:0]:
+				default:
+				}
+			}
+			p.cur.data = nil
 		}
 		if p.cur.last {
 			p.err = io.EOF

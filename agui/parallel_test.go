@@ -82,13 +82,82 @@ func TestParallelReaderSameAsReader(t *testing.T) {
 		want := readAllText(seq.Next, seq.Line, seq.Format)
 		for _, bs := range []int{16, 100, 1000, 1 << 20} {
 			for _, w := range []int{1, 2, 3} {
-				p := NewParallelReader(iotest.HalfReader(strings.NewReader(in)), "s", w)
-				p.BlockSize = bs
-				got := readAllText(p.Next, p.Line, p.Format)
-				p.Close()
-				if got != want {
-					t.Fatalf("input %d, block %d, %d workers: differs from Reader\nReader:\n%s\nParallelReader:\n%s\ninput: %q", i, bs, w, want, got, in)
+				for _, recycle := range []bool{false, true} {
+					p := NewParallelReader(iotest.HalfReader(strings.NewReader(in)), "s", w)
+					p.BlockSize = bs
+					p.Recycle = recycle
+					got := readAllText(p.Next, p.Line, p.Format)
+					p.Close()
+					if got != want {
+						t.Fatalf("input %d, block %d, %d workers, recycle %v: differs from Reader\nReader:\n%s\nParallelReader:\n%s\ninput: %q", i, bs, w, recycle, want, got, in)
+					}
 				}
+			}
+		}
+	}
+}
+
+// verifyText verifies what next reads and describes every violation, for
+// comparing readers.
+func verifyText(next func() (Event, error)) string {
+	var b strings.Builder
+	v := NewVerifier(Options{})
+	for range 1 << 20 {
+		e, err := next()
+		if err == io.EOF {
+			break
+		}
+		var fe *FrameError
+		switch {
+		case asFrame(err, &fe):
+			for _, vi := range v.PushFrame(fe) {
+				fmt.Fprintf(&b, "%v\n", vi)
+			}
+			continue
+		case err != nil:
+			fmt.Fprintf(&b, "error %v\n", err)
+		}
+		if err != nil {
+			break
+		}
+		for _, vi := range v.Push(e) {
+			fmt.Fprintf(&b, "%v\n", vi)
+		}
+	}
+	for _, vi := range v.Finish() {
+		fmt.Fprintf(&b, "%v\n", vi)
+	}
+	return b.String()
+}
+
+// TestParallelReaderRecycleVerify: a verifier fed by a reader that reuses
+// its blocks (Recycle) finds exactly what it finds from Reader, whose
+// events live on: it keeps nothing of the events it is given, chunk
+// streams that span blocks included (the streams hold TEXT_MESSAGE_CHUNK
+// and TOOL_CALL_CHUNK; the blocks are cut small).
+func TestParallelReaderRecycleVerify(t *testing.T) {
+	inputs := parallelInputs()
+	var chunks strings.Builder
+	for r := range 40 {
+		fmt.Fprintf(&chunks, `{"type":"RUN_STARTED","threadId":"t","runId":"r%d"}`+"\n", r)
+		for i := range 30 {
+			fmt.Fprintf(&chunks, `{"type":"TEXT_MESSAGE_CHUNK","messageId":"m%d-long-enough-to-span","role":"assistant","delta":"w%d "}`+"\n", r, i)
+			fmt.Fprintf(&chunks, `{"type":"TOOL_CALL_CHUNK","toolCallId":"c%d","toolCallName":"tool_%d","parentMessageId":"m%d-long-enough-to-span","delta":"{}"}`+"\n", r, r, r)
+		}
+		fmt.Fprintf(&chunks, `{"type":"RUN_FINISHED","threadId":"t","runId":"r%d"}`+"\n", r)
+	}
+	inputs = append(inputs, chunks.String())
+	for i, in := range inputs {
+		seq := NewReader(strings.NewReader(in), "s")
+		want := verifyText(seq.Next)
+		for _, bs := range []int{64, 4096} {
+			p := NewParallelReader(strings.NewReader(in), "s", 2)
+			p.BlockSize = bs
+			p.Recycle = true
+			got := verifyText(p.Next)
+			p.Close()
+			if got != want {
+				t.Fatalf("input %d, block %d: differs from Reader\nReader:\n%s\nParallelReader (Recycle):\n%s", i, bs, want, got)
 			}
 		}
 	}
@@ -126,10 +195,22 @@ func FuzzParallelReader(f *testing.F) {
 		want := readAllText(seq.Next, seq.Line, seq.Format)
 		p := NewParallelReader(bytes.NewReader(in), "s", 2)
 		p.BlockSize = int(bs%512) + 1
+		p.Recycle = bs&0x8000 != 0
 		got := readAllText(p.Next, p.Line, p.Format)
 		p.Close()
 		if got != want {
 			t.Fatalf("differs from Reader\nReader:\n%s\nParallelReader:\n%s", want, got)
+		}
+		// Verified as read, with the blocks reused: the same findings.
+		seq = NewReader(bytes.NewReader(in), "s")
+		want = verifyText(seq.Next)
+		p = NewParallelReader(bytes.NewReader(in), "s", 2)
+		p.BlockSize = int(bs%512) + 1
+		p.Recycle = true
+		got = verifyText(p.Next)
+		p.Close()
+		if got != want {
+			t.Fatalf("verification differs from Reader's\nReader:\n%s\nParallelReader (Recycle):\n%s", want, got)
 		}
 	})
 }

@@ -261,6 +261,7 @@ func verifyFile(name string, stdin io.Reader, stderr io.Writer, opt agui.Options
 	// Blocks of the input are parsed on every core; events reach the
 	// verifier in stream order, exactly as one Reader would give them.
 	r := agui.NewParallelReader(in, rep.File, 0)
+	r.Recycle = true // the verifier keeps nothing of an event
 	defer r.Close()
 	v := agui.NewVerifier(opt)
 	var last agui.Event
