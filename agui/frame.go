@@ -59,15 +59,15 @@ const maxFrame = 10 * 1024 * 1024
 
 // nextFrame reads the next frame with data and returns its event, or a
 // *FrameError for a frame the client cannot read.
-func (r *Reader) nextFrame() (Event, error) {
+func (r *Reader) nextFrame(dst *Event) error {
 	for {
 		data, line, size, err := r.readFrame()
 		if data == nil && !size && err != nil {
-			return Event{}, err
+			return err
 		}
 		if size {
 			r.frames++
-			return Event{}, &FrameError{Line: line, Frame: r.frames, Rule: RuleFrameSize,
+			return &FrameError{Line: line, Frame: r.frames, Rule: RuleFrameSize,
 				Msg: fmt.Sprintf("SSE buffer size exceeded maximum limit of 10 MB (the frame at line %d has no blank line within 10 MiB)", line)}
 		}
 		if data == nil {
@@ -75,36 +75,42 @@ func (r *Reader) nextFrame() (Event, error) {
 		}
 		r.frames++
 		r.line = line
-		e, ferr := frameEvent(r.keep(data))
-		if ferr != nil {
+		if ferr := frameEventInto(dst, r.keep(data)); ferr != nil {
 			ferr.Line, ferr.Frame = line, r.frames
 			if ferr.Rule == RuleFrameJSON && r.cut && incomplete(data) {
 				ferr.Msg = errTruncatedEvent.Error() + ": " + ferr.Msg
 			}
-			return Event{}, ferr
+			return ferr
 		}
-		return e, nil
+		return nil
 	}
 }
 
 // frameEvent parses a frame's data as the client does.
 func frameEvent(data []byte) (Event, *FrameError) {
+	var e Event
+	fe := frameEventInto(&e, data)
+	return e, fe
+}
+
+// frameEventInto is frameEvent parsing into *e.
+func frameEventInto(e *Event, data []byte) *FrameError {
 	if !utf8.Valid(data) {
 		data = toWellFormed(data)
 	}
-	e, err := ParseEvent(data)
+	err := e.parse(data)
 	switch {
 	case err == nil:
 		if len(e.typ) == 0 {
-			return Event{}, &FrameError{Rule: RuleFrameType, Msg: "Invalid event: the frame carries no event type: " + clip(data)}
+			return &FrameError{Rule: RuleFrameType, Msg: "Invalid event: the frame carries no event type: " + clip(data)}
 		}
-		return e, nil
+		return nil
 	case err == ErrNotObject:
-		return Event{}, &FrameError{Rule: RuleFrameObject, Msg: "Invalid event: the frame is not a JSON object: " + clip(data)}
+		return &FrameError{Rule: RuleFrameObject, Msg: "Invalid event: the frame is not a JSON object: " + clip(data)}
 	case err == ErrNoType:
-		return Event{}, &FrameError{Rule: RuleFrameType, Msg: "Invalid event: the frame carries no event type: " + clip(data)}
+		return &FrameError{Rule: RuleFrameType, Msg: "Invalid event: the frame carries no event type: " + clip(data)}
 	}
-	return Event{}, &FrameError{Rule: RuleFrameJSON, Msg: fmt.Sprintf("the frame's data is not JSON (%v): %s", err, clip(data))}
+	return &FrameError{Rule: RuleFrameJSON, Msg: fmt.Sprintf("the frame's data is not JSON (%v): %s", err, clip(data))}
 }
 
 // readFrame reads the next frame: the lines up to an empty line (a frame

@@ -265,11 +265,14 @@ func (r *Reader) parseBlock(b block) blockResult {
 	r.cut = false
 	res := blockResult{items: itemPool.Get().([]blockItem)[:0]}
 	for {
-		e, err := r.Next()
+		res.items = append(res.items, blockItem{})
+		it := &res.items[len(res.items)-1]
+		err := r.nextInto(&it.e)
 		if err == io.EOF {
+			res.items = res.items[:len(res.items)-1]
 			break
 		}
-		res.items = append(res.items, blockItem{e: e, line: r.line, err: err})
+		it.line, it.err = r.line, err
 		if err != nil && !isFrameOrNil(err) {
 			break // a read error ends the stream
 		}

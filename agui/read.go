@@ -176,48 +176,63 @@ func (r *Reader) fail(line int, err error) error {
 // goes on, and the next call reads on. After any other error Next keeps
 // returning that error.
 func (r *Reader) Next() (Event, error) {
+	var e Event
+	err := r.nextInto(&e)
+	return e, err
+}
+
+// nextInto is Next, parsing into *dst (left zero on an error) rather than
+// returning a copy: a block of a ParallelReader is parsed in place.
+func (r *Reader) nextInto(dst *Event) error {
+	e, err := r.next(dst)
+	if err != nil {
+		*dst = Event{}
+	} else if e != dst {
+		*dst = *e
+	}
+	return err
+}
+
+func (r *Reader) next(dst *Event) (*Event, error) {
 	if r.err != nil {
-		return Event{}, r.err
+		return nil, r.err
 	}
 	if !r.begun {
 		r.begun = true
 		if err := r.detect(); err != nil {
 			if err == io.EOF {
 				r.err = io.EOF
-				return Event{}, io.EOF
+				return nil, io.EOF
 			}
-			return Event{}, r.fail(r.lines+1, err)
+			return nil, r.fail(r.lines+1, err)
 		}
 	}
-	var (
-		e   Event
-		err error
-	)
+	var err error
 	switch r.format {
 	case FormatJSON:
-		e, err = r.nextJSON()
+		*dst, err = r.nextJSON()
 	case FormatJSONL:
-		e, err = r.nextJSONL()
+		err = r.nextJSONL(dst)
 	case FormatProto:
-		e, err = r.proto.Next()
+		*dst, err = r.proto.Next()
 	default:
-		e, err = r.nextFrame()
+		err = r.nextFrame(dst)
 	}
 	if err != nil {
 		if err == io.EOF {
 			r.err = io.EOF
-			return Event{}, err
+			return nil, err
 		}
 		var fe *FrameError
 		if errors.As(err, &fe) {
 			fe.Name = r.name
 			r.index++
-			return Event{}, fe
+			return nil, fe
 		}
-		return Event{}, r.fail(r.lines+1, err)
+		return nil, r.fail(r.lines+1, err)
 	}
 	r.index++
-	return e, nil
+	return dst, nil
 }
 
 // detect skips a byte order mark and finds the first byte that is not white
@@ -305,38 +320,38 @@ func (r *Reader) readLine() ([]byte, error) {
 	return line, err
 }
 
-func (r *Reader) nextJSONL() (Event, error) {
+func (r *Reader) nextJSONL(dst *Event) error {
 	for {
 		line, err := r.readLine()
 		if len(line) == 0 {
 			if err == nil {
 				err = io.ErrNoProgress
 			}
-			return Event{}, err
+			return err
 		}
 		if err != nil && err != io.EOF {
-			return Event{}, err
+			return err
 		}
 		r.lines++
 		text := trimJSONSpace(line)
 		if len(text) == 0 {
 			continue
 		}
-		e, perr := ParseEvent(r.keep(text))
-		if perr == ErrNotObject || perr == ErrNoType || perr == nil && len(e.typ) == 0 {
+		perr := dst.parse(r.keep(text))
+		if perr == ErrNotObject || perr == ErrNoType || perr == nil && len(dst.typ) == 0 {
 			r.line = r.lines
 			_, fe := frameEvent(text)
 			fe.Line, fe.Frame = r.lines, r.index+1
-			return Event{}, fe
+			return fe
 		}
 		if perr != nil {
 			if line[len(line)-1] != '\n' && incomplete(text) {
 				perr = fmt.Errorf("%w: %w", errTruncatedEvent, perr)
 			}
-			return Event{}, &ReadError{Line: r.lines, Err: perr}
+			return &ReadError{Line: r.lines, Err: perr}
 		}
 		r.line = r.lines
-		return e, nil
+		return nil
 	}
 }
 
