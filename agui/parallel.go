@@ -333,7 +333,7 @@ func (p *ParallelReader) Next() (Event, error) {
 		}
 		p.cur, p.pos = <-next, 0
 	}
-	it := p.cur.items[p.pos]
+	it := &p.cur.items[p.pos]
 	p.pos++
 	if it.err == nil {
 		p.line = it.line

@@ -294,8 +294,10 @@ func verifyFile(name string, stdin io.Reader, stderr io.Writer, opt agui.Options
 		for _, vi := range v.Push(e) {
 			rep.Violations = append(rep.Violations, violationJSON{Line: r.Line(), Violation: vi})
 		}
-		for _, vi := range v.PushLosses(e, r.Losses()) {
-			rep.Violations = append(rep.Violations, violationJSON{Line: r.Line(), Violation: vi})
+		if ls := r.Losses(); ls != nil { // protobuf only
+			for _, vi := range v.PushLosses(e, ls) {
+				rep.Violations = append(rep.Violations, violationJSON{Line: r.Line(), Violation: vi})
+			}
 		}
 		last = e
 	}
