@@ -46,3 +46,21 @@ func TestHarness(t *testing.T) {
 		})
 	}
 }
+
+// TestHarnessExplored explores the bridge's case beyond the plans listed
+// above, in both modes.
+func TestHarnessExplored(t *testing.T) {
+	bridgetest.RequireWire(t, "/messages")
+	for _, mode := range []struct {
+		name string
+		opt  agent.TurnOptions
+	}{{"streamed", agent.TurnOptions{ProviderIDs: true}}, {"buffered", agent.TurnOptions{Buffered: true}}} {
+		t.Run(mode.name, func(t *testing.T) {
+			ids := []string{"run-1-call-1", "run-1-call-2", "run-1-call-3"}
+			if mode.opt.ProviderIDs {
+				ids = nil
+			}
+			harness.Run(t, claudeAgent(mode.opt), bridgetest.Explored(mode.name, bridgetest.Wire{}, ids, 30))
+		})
+	}
+}

@@ -180,3 +180,16 @@ func TestMessagesAndTools(t *testing.T) {
 		`{"function":{"name":"roll_dice","parameters":{"properties":{},"type":"object"}},"type":"function"}]}`
 	bridgetest.JSONEqual(t, want, got)
 }
+
+// TestBridgeExplored explores the bridge's case beyond the plans listed
+// above, in both modes.
+func TestBridgeExplored(t *testing.T) {
+	for _, mode := range []struct {
+		name string
+		opt  agent.TurnOptions
+	}{{"streamed", agent.TurnOptions{}}, {"buffered", agent.TurnOptions{Buffered: true}}} {
+		t.Run(mode.name, func(t *testing.T) {
+			harness.Run(t, chatAgent(mode.opt), bridgetest.Explored(mode.name, bridgetest.Wire{NoIndex: true, IDsEvery: true}, resultIDs, 30))
+		})
+	}
+}

@@ -45,3 +45,17 @@ func TestHarness(t *testing.T) {
 		})
 	}
 }
+
+// TestHarnessExplored explores the bridge's case beyond the plans listed
+// above, in both modes.
+func TestHarnessExplored(t *testing.T) {
+	bridgetest.RequireWire(t, "/responses")
+	for _, mode := range []struct {
+		name string
+		opt  agent.TurnOptions
+	}{{"streamed", agent.TurnOptions{}}, {"buffered", agent.TurnOptions{Buffered: true}}} {
+		t.Run(mode.name, func(t *testing.T) {
+			harness.Run(t, respAgent(mode.opt), bridgetest.Explored(mode.name, bridgetest.Wire{IDsEvery: true}, []string{"run-1-call-1", "run-1-call-2", "run-1-call-3"}, 30))
+		})
+	}
+}

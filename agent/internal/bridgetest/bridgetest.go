@@ -303,3 +303,15 @@ func CheckFixture(t *testing.T, events []agui.Event, answer *agent.Answer, want 
 		t.Errorf("answer: text %q, reasoning %q", answer.Text, answer.Reasoning)
 	}
 }
+
+// Explored is the first case of Cases explored under n plans besides its
+// own (harness.Explore): the matrix of splits, orders, id styles and the
+// stream shapes of known integration bugs, then seeded random plans, on
+// whatever the wire can express. The client's view must be the same under
+// every one, and fidelity must hold.
+func Explored(name string, w Wire, resultIDs []string, n int) []harness.Case {
+	cs := Cases(name, Plans(w)[:1], resultIDs)
+	cs[0].Name = "explored"
+	cs[0].Explore = &harness.Explore{Plans: n}
+	return cs
+}
