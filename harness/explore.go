@@ -382,6 +382,36 @@ type verdict struct {
 	diff []golden.Difference
 }
 
+// kinds returns what the verdict finds wrong: the kinds of its run's
+// problems, and ProblemExplore when the view differs.
+func (v *verdict) kinds() map[ProblemKind]bool {
+	out := map[ProblemKind]bool{}
+	for _, p := range v.run.problems {
+		out[p.Kind] = true
+	}
+	if len(v.diff) > 0 {
+		out[ProblemExplore] = true
+	}
+	return out
+}
+
+// failsAs reports whether v fails as the failure being shrunk does: with
+// no kind of problem that failure lacks. A step that fails otherwise (the
+// agent's model request failed, a run timed out under load) is not the
+// same failure made smaller, and shrinking does not follow it.
+func (v *verdict) failsAs(failing *verdict) bool {
+	if v == nil {
+		return false
+	}
+	want := failing.kinds()
+	for k := range v.kinds() {
+		if !want[k] {
+			return false
+		}
+	}
+	return true
+}
+
 // problems returns the verdict as problems: the run's, and one saying how
 // the view differs.
 func (v *verdict) problems() []Problem {
@@ -464,7 +494,7 @@ func (e *explorer) shrink(s, own scripted.Script, failing *verdict, pf *PlanFail
 			}
 			e.pool(jobs)
 			for j, vd := range verdicts {
-				if vd != nil {
+				if vd.failsAs(failing) {
 					next, found = i+j, vd
 					break
 				}
@@ -493,7 +523,7 @@ func (e *explorer) shrink(s, own scripted.Script, failing *verdict, pf *PlanFail
 		if v.Key(e.wires) == curKey || !validOn(&v, e.wires) {
 			continue
 		}
-		if vd := e.tryStep(scripted.Simplification{Script: v, Own: curOwn}); vd != nil {
+		if vd := e.tryStep(scripted.Simplification{Script: v, Own: curOwn}); vd.failsAs(failing) {
 			cur, curKey, failing = v, v.Key(e.wires), vd
 			// The steps that shaped the turn's plan are undone.
 			prefix := fmt.Sprintf("turn %d: ", i+1)

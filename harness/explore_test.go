@@ -9,6 +9,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"os/signal"
+	"sync/atomic"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -251,4 +252,43 @@ func TestExploreViewDiffers(t *testing.T) {
 	assert.Equal(t, harness.ProblemExplore, f.Problems[0].Kind)
 	assert.Contains(t, f.Problems[0].Text, "the client's view differs from that of the case's own plan (-the case's own plan +this plan; 1 entry of the view, numbered from 1, differs):")
 	assert.Contains(t, f.Problems[0].Text, "\t\t- {\"type\":\"STATE\",\"snapshot\":{\"chunks\":1}}\n\t\t+ {\"type\":\"STATE\",\"snapshot\":{\"chunks\":2}}\n\t\t  .snapshot.chunks: got 2, want 1")
+}
+
+// TestShrinkFollowsTheSameFailure: an agent that also fails now and then
+// for another reason (here a RUN_ERROR on every third run once the search
+// has found its failure, as a framework's model request may fail under
+// load) does not lead shrinking astray: the steps it takes fail as the
+// failure found does, and the smallest script still shows that failure,
+// not the other.
+func TestShrinkFollowsTheSameFailure(t *testing.T) {
+	var runs atomic.Int64
+	var flakyAfter atomic.Int64 // runs before the flaky ones; -1: none flaky
+	flakyAfter.Store(-1)
+	flaky := harness.Func(func(ctx context.Context, env harness.Env, in agui.RunAgentInput, emit func(agui.Event) error) error {
+		n, after := runs.Add(1), flakyAfter.Load()
+		if after >= 0 && n > after && n%3 == 0 {
+			if err := emit(agui.NewRunStarted(in.ThreadID, in.RunID)); err != nil {
+				return err
+			}
+			return emit(agui.NewRunError("AI_APICallError: Failed to process successful response", ""))
+		}
+		return bugs.Agent{Model: env.Model, Tools: bugs.Weather(), Bug: bugs.WrongID}.Run(ctx, in, emit)
+	})
+	// The search alone (no shrinking), one plan at a time, counts its runs.
+	c := showBoth()
+	c.Explore = &harness.Explore{Plans: 30, Parallel: 1, NoShrink: true}
+	first := harness.Options{}.Test(t.Context(), flaky, c)
+	require.NotNil(t, first.Exploration.Failure, "exploration found nothing")
+	flakyAfter.Store(runs.Load())
+	runs.Store(0)
+
+	c.Explore = &harness.Explore{Plans: 30, Parallel: 1}
+	r := harness.Options{}.Test(t.Context(), flaky, c)
+	require.NotNil(t, r.Exploration)
+	require.NotNil(t, r.Exploration.Failure, "exploration found nothing")
+	f := r.Exploration.Failure
+	for _, p := range f.Problems {
+		assert.NotEqual(t, harness.ProblemRunError, p.Kind, "the shrunk failure is the other one: %s", p.Text)
+	}
+	assert.NotEmpty(t, f.Steps, "shrinking took no step")
 }
