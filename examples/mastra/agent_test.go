@@ -225,10 +225,13 @@ func TestExploreFindsTextAfterCalls(t *testing.T) {
 	if len(f.Problems) != 1 || !strings.Contains(f.Problems[0].Text, "the client's view differs from that of the plain plan of layout #1 text | text") {
 		t.Errorf("want the client's view to differ, and nothing else; got %v", r.Err())
 	}
-	// Shrunk to one call, whole, the text after its fragment.
+	// Shrunk to one call (either: which of the two still shows the quirk
+	// depends on Mastra's timing), whole, the text after its fragment.
 	got := f.Script.GoString()
+	if n := strings.Count(got, `Name: "get_weather"`); n != 1 {
+		t.Errorf("the shrunk script has %d calls, want 1:\n%s", n, got)
+	}
 	for _, want := range []string{
-		"Calls: []scripted.Call{{ID: \"call_p\", Name: \"get_weather\"",
 		"Split: scripted.Split{By: scripted.Whole}",
 		"Order: scripted.Order{By: scripted.RoundRobin, Text: scripted.TextBetween}",
 	} {
