@@ -271,3 +271,45 @@ func TestVerifyStreamAllocs(t *testing.T) {
 		})
 	}
 }
+
+// A long file is read on every core and verified in stream order; with
+// Recycle the reader reuses its blocks, since the verifier keeps nothing
+// of an event.
+func ExampleParallelReader() {
+	var b strings.Builder
+	b.WriteString(`{"type":"RUN_STARTED","threadId":"t","runId":"r"}` + "\n")
+	b.WriteString(`{"type":"TEXT_MESSAGE_START","messageId":"m","role":"assistant"}` + "\n")
+	for i := range 10000 {
+		fmt.Fprintf(&b, `{"type":"TEXT_MESSAGE_CONTENT","messageId":"m","delta":"word %d "}`+"\n", i)
+	}
+	b.WriteString(`{"type":"TOOL_CALL_ARGS","toolCallId":"c1","delta":"{}"}` + "\n")
+
+	r := NewParallelReader(strings.NewReader(b.String()), "long.jsonl", 0)
+	r.Recycle = true
+	defer r.Close()
+	v := NewVerifier(Options{})
+	events := 0
+	for {
+		e, err := r.Next()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			fmt.Println(err)
+			return
+		}
+		events++
+		for _, vi := range v.Push(e) {
+			fmt.Printf("long.jsonl:%d: %s\n", r.Line(), vi)
+		}
+	}
+	for _, vi := range v.Finish() {
+		fmt.Println(vi)
+	}
+	fmt.Println(events, "events,", r.Format())
+	// Output:
+	// long.jsonl:10003: event 10003 (TOOL_CALL_ARGS): tool-call-not-open: Cannot send 'TOOL_CALL_ARGS' event: No active tool call found with ID 'c1'. Start a tool call with 'TOOL_CALL_START' first.
+	// end of stream after 10003 events: truncated: the stream ended without RUN_FINISHED or RUN_ERROR
+	// end of stream after 10003 events: unclosed: text message 'm' was never closed
+	// 10003 events, jsonl
+}
