@@ -167,14 +167,11 @@ func (b *runBuilder) event(e agui.Event, ref evRef) {
 	t := e.Type()
 	switch t {
 	case agui.TextMessageStart, agui.ReasoningMessageStart, agui.ToolCallStart:
-		kind, id, name := "message", e.MessageID(), e.Role()
-		switch t {
-		case agui.ReasoningMessageStart:
-			kind = "reasoning"
-		case agui.ToolCallStart:
-			kind, id, name = "call", e.ToolCallID(), e.ToolCallName()
+		kind, id, key := laneOf(e)
+		name := e.Role()
+		if kind == "call" {
+			name = e.ToolCallName()
 		}
-		key := kind + "\x00" + id
 		if b.open[key] {
 			return // a START for what is open: its violation shows it
 		}
@@ -196,14 +193,7 @@ func (b *runBuilder) event(e agui.Event, ref evRef) {
 		l.spans = append(l.spans, laneSpan{start: i, end: -1, startRef: ref})
 		b.open[key] = true
 	case agui.TextMessageContent, agui.ReasoningMessageContent, agui.ToolCallArgs:
-		kind, id := "message", e.MessageID()
-		switch t {
-		case agui.ReasoningMessageContent:
-			kind = "reasoning"
-		case agui.ToolCallArgs:
-			kind, id = "call", e.ToolCallID()
-		}
-		key := kind + "\x00" + id
+		_, _, key := laneOf(e)
 		if !b.open[key] {
 			b.htmlRunEvent(i, ref, e, true)
 			return
@@ -215,14 +205,7 @@ func (b *runBuilder) event(e agui.Event, ref evRef) {
 			b.html.tick(l, b.pos(ref), fmt.Sprintf("#%d %q", ref.index+1, clip(e.Delta(), 200)))
 		}
 	case agui.TextMessageEnd, agui.ReasoningMessageEnd, agui.ToolCallEnd:
-		kind, id := "message", e.MessageID()
-		switch t {
-		case agui.ReasoningMessageEnd:
-			kind = "reasoning"
-		case agui.ToolCallEnd:
-			kind, id = "call", e.ToolCallID()
-		}
-		key := kind + "\x00" + id
+		_, _, key := laneOf(e)
 		if !b.open[key] {
 			b.htmlRunEvent(i, ref, e, false)
 			return
@@ -360,18 +343,12 @@ func (b *runBuilder) client(e agui.Event, expanded []agui.Event) {
 	}
 	over := false
 	for _, x := range expanded {
-		kind, id := "", ""
 		switch x.Type() {
-		case agui.TextMessageContent:
-			kind, id = "message", x.MessageID()
-		case agui.ReasoningMessageContent:
-			kind, id = "reasoning", x.MessageID()
-		case agui.ToolCallArgs:
-			kind, id = "call", x.ToolCallID()
+		case agui.TextMessageContent, agui.ReasoningMessageContent, agui.ToolCallArgs:
 		default:
 			continue
 		}
-		if l := b.all[kind+"\x00"+id]; l != nil && !l.whole() {
+		if _, _, key := laneOf(x); b.all[key] != nil && !b.all[key].whole() {
 			over = true
 		}
 	}
@@ -397,4 +374,19 @@ func withoutDelta(e agui.Event) agui.Event {
 		}
 	}
 	return agui.NewEvent(e.Type(), kv...)
+}
+
+// laneOf returns the lane an event of a text message, reasoning message or
+// tool call belongs to: its kind ("message", "reasoning" or "call"), its
+// id, and the key lanes are kept under.
+func laneOf(e agui.Event) (kind, id, key string) {
+	switch e.Type() {
+	case agui.ReasoningMessageStart, agui.ReasoningMessageContent, agui.ReasoningMessageEnd:
+		kind, id = "reasoning", e.MessageID()
+	case agui.ToolCallStart, agui.ToolCallArgs, agui.ToolCallEnd:
+		kind, id = "call", e.ToolCallID()
+	default:
+		kind, id = "message", e.MessageID()
+	}
+	return kind, id, kind + "\x00" + id
 }
