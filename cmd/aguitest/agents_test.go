@@ -23,6 +23,7 @@ import (
 func weatherDesk(args []string) int {
 	fs := flag.NewFlagSet("weatherdesk", flag.ContinueOnError)
 	dropErrors := fs.Bool("drop-tool-errors", false, "clear the errors of the tool messages it is posted")
+	path := fs.String("path", "", "serve AG-UI at this path alone, 404 elsewhere")
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
@@ -31,6 +32,11 @@ func weatherDesk(args []string) int {
 	})
 	if *dropErrors {
 		h = dropToolErrors(h)
+	}
+	if *path != "" {
+		mux := http.NewServeMux()
+		mux.Handle(*path, h)
+		h = mux
 	}
 	l, err := net.Listen("tcp", "127.0.0.1:"+os.Getenv("PORT"))
 	if err != nil {

@@ -16,7 +16,17 @@ import (
 	"github.com/aguitest/aguitest/harness"
 )
 
-const testUsage = `usage: aguitest test FILE... --cmd "COMMAND" [flags]
+// testDefaults are test's defaults of the agent flags.
+var testDefaults = agentDefaults{
+	unit: "case",
+	timeout: `each run's bound (default: the file's timeout:, or
+` + conform.DefaultTimeout.String() + `): a run that takes longer hangs`,
+	plans: `explore every case under N other plans of its script
+(default: as the case's explore: says, or none; 0: none)`,
+	record: "DIR/NAME, NAME the\nfile's name",
+}
+
+var testUsage = `usage: aguitest test FILE... --cmd "COMMAND" [flags]
        aguitest test FILE... --url URL [--llm ADDR] [flags]
 
 Runs the cases of each file against an AG-UI agent, as "go test" runs the
@@ -55,25 +65,24 @@ JSON Schema; the format, in short:
         state: {/unit: C}
       want_error: {message: "rate limit"}     # a run must end in RUN_ERROR
 
+` + agentHelp(testDefaults) + `
 Flags:
-  --cmd COMMAND     the agent to start for each case (sh -c COMMAND)
-  --url URL         or the AG-UI endpoint of an agent already running
-  --llm ADDR        with --url: where the scripted LLM listens (default 127.0.0.1:4010)
-  --dir DIR         COMMAND's working directory
-  --path PATH       the AG-UI endpoint's path (default /)
-  --run REGEXP      run only the cases whose names match
-  --update          write the golden files instead of comparing them
-  --plans N         explore every case under N other plans of its script
-                    (default: as the case's explore: says, or none)
-  --seed S          the seed of the random plans (default 1)
-  --timeout D       each run's bound (default: the file's timeout:, or 20s)
-  --record DIR      keep each case's recording in DIR/NAME (for aguitest show)
-  -v                print each case as it starts and passes
-  --schema          print the case file's JSON Schema and exit
+  --run REGEXP        run only the cases whose names match
+  --update            write the golden files instead of comparing them
+  -v                  print each case as it starts and passes
+  --schema            print the case file's JSON Schema and exit
+
+--json writes a line per case (suite: the file, case, line, status,
+reason, problems with their kind, run and rule, notes, exploration,
+duration_ms), then a summary (pass, fail, skip, errors, error,
+duration_ms). --junit writes a testsuite per file with a testcase per
+case: a failure (or an error, for an agent that did not start) with
+every problem at the case's file:line.
 
 Example:
   aguitest test agent_cases.yaml --cmd "python server.py"
   aguitest test agent_cases.yaml --cmd "node server.mjs" --update
+  aguitest test agent_cases.yaml --cmd "node server.mjs" --junit report.xml
 
 Exit status: 0 every case passed, 1 one failed, 2 bad usage, a file with
 mistakes (each named by file:line) or an agent that did not start.
@@ -82,26 +91,21 @@ mistakes (each named by file:line) or an agent that did not start.
 func cmdTest(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("test", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
-	command := fs.String("cmd", "", "the agent to start for each case")
-	url := fs.String("url", "", "the AG-UI endpoint of an agent already running")
-	llmAddr := fs.String("llm", "", "with --url: where the scripted LLM listens")
-	dir := fs.String("dir", "", "the command's working directory")
-	path := fs.String("path", "/", "the AG-UI endpoint's path")
+	af := newAgentFlags(fs, testDefaults)
 	runPattern := fs.String("run", "", "run only the cases whose names match")
 	update := fs.Bool("update", false, "write the golden files")
-	timeout := fs.Duration("timeout", 0, "each run's bound")
-	plans := fs.Int("plans", 0, "plans to explore every case under")
-	seed := fs.Uint64("seed", 0, "the seed of the random plans")
-	recordDir := fs.String("record", "", "keep recordings in this directory")
 	verbose := fs.Bool("v", false, "print each case as it starts and passes")
 	schema := fs.Bool("schema", false, "print the JSON Schema")
-	files, code := parseInterspersed(fs, args, testUsage, stdout, stderr)
-	if code >= 0 {
+	if code := parseFlags(fs, args, testUsage, stdout, stderr); code >= 0 {
 		return code
 	}
+	files := fs.Args()
 	fail := func(format string, args ...any) int {
 		fmt.Fprintf(stderr, "aguitest test: "+format+"\n", args...)
 		return 2
+	}
+	if err := af.parsed(fs); err != nil {
+		return fail("%v", err)
 	}
 	if *schema {
 		stdout.Write(conform.Schema)
@@ -117,10 +121,15 @@ func cmdTest(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 			return fail("--run: %v", err)
 		}
 	}
-	if *timeout < 0 {
-		return fail("--timeout %v is negative", *timeout)
+	timeout, err := af.runTimeout()
+	if err != nil {
+		return fail("%v", err)
 	}
-	explore, err := exploreFlags(*plans, *seed)
+	ch, err := af.checks()
+	if err != nil {
+		return fail("%v", err)
+	}
+	explore, err := af.exploration(-1)
 	if err != nil {
 		return fail("%v", err)
 	}
@@ -138,42 +147,65 @@ func cmdTest(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if bad {
 		return 2
 	}
-	var llm string
-	agent, _, msg := serverFlags(*command, *url, *llmAddr, *dir, *path, &llm)
-	if msg != "" {
-		return fail("%s\n\n%s", msg, testUsage)
+	agent, _, llm, err := af.agent()
+	if err != nil {
+		return fail("%v\n\n%s", err, testUsage)
 	}
-	if err := reachable(*url); err != nil {
+	out, err := af.openReports(stdout)
+	if err != nil {
 		return fail("%v", err)
 	}
+	defer out.close()
 
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
-	pal := colorFor(stdout)
+	w := stdout
+	if out.quiet {
+		w = io.Discard
+	}
+	pal := colorFor(w)
 	exit := 0
+	var suites []suite
 	for _, f := range loaded {
 		o := harness.Options{Dir: f.GoldenDir(), Update: *update, Timeout: f.Timeout, ModelAddr: llm}
-		if *timeout > 0 {
-			o.Timeout = *timeout
+		if timeout > 0 {
+			o.Timeout = timeout
 		}
 		if o.Timeout == 0 {
 			o.Timeout = conform.DefaultTimeout
 		}
-		if *recordDir != "" {
+		if af.record != "" {
 			// One folder per file, as the goldens: case names are a file's own.
-			o.RecordDir = filepath.Join(*recordDir, filepath.Base(f.GoldenDir()))
+			o.RecordDir = filepath.Join(af.record, filepath.Base(f.GoldenDir()))
 		}
-		if explore != nil {
-			for i := range f.Cases {
-				f.Cases[i].Explore = explore
+		for i := range f.Cases {
+			c := &f.Cases[i]
+			switch {
+			case explore != nil:
+				c.Explore = explore
+			case c.Explore != nil && af.given["seed"]:
+				x := *c.Explore
+				x.Seed = af.seed
+				c.Explore = &x
 			}
+			if ch.profile != nil {
+				c.Profile = *ch.profile
+			}
+			c.Allow = append(c.Allow, ch.allow...)
+			c.Enable = append(c.Enable, ch.enable...)
 		}
-		if code := testFile(ctx, stdout, pal, o, agent, f, sel, *verbose); code > exit {
-			exit = code
-		}
+		s, code := testFile(ctx, w, pal, o, af, agent, f, sel, *verbose)
+		suites = append(suites, s)
+		exit = max(exit, code)
 		if ctx.Err() != nil {
-			return fail("interrupted")
+			break
 		}
+	}
+	if err := out.write("aguitest test", suites); err != nil {
+		return fail("%v", err)
+	}
+	if ctx.Err() != nil {
+		return fail("interrupted")
 	}
 	return exit
 }
@@ -181,10 +213,11 @@ func cmdTest(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 // testFile runs a file's cases and prints their results as "go test"
 // does: a "--- FAIL" line for each failing case with its problems under
 // it, each at the case's file:line, and a last line for the file. It
-// returns the exit status: 0 all passed, 1 a case failed, 2 the agent did
-// not start.
-func testFile(ctx context.Context, w io.Writer, pal palette, o harness.Options, agent harness.Agent, f *conform.CaseFile, sel *regexp.Regexp, verbose bool) int {
+// returns the file's suite for the machine reports, and the exit status:
+// 0 all passed, 1 a case failed, 2 the agent did not start.
+func testFile(ctx context.Context, w io.Writer, pal palette, o harness.Options, af *agentFlags, agent harness.Agent, f *conform.CaseFile, sel *regexp.Regexp, verbose bool) (suite, int) {
 	start := time.Now()
+	s := suite{Name: f.Path, class: "aguitest.test." + strings.TrimSuffix(filepath.Base(f.Path), filepath.Ext(f.Path)), Start: start}
 	code, ran := 0, 0
 	for i, c := range f.Cases {
 		if sel != nil && !sel.MatchString(c.Name) {
@@ -196,32 +229,41 @@ func testFile(ctx context.Context, w io.Writer, pal palette, o harness.Options, 
 		}
 		caseStart := time.Now()
 		rep := o.Test(ctx, agent, c)
-		took := time.Since(caseStart).Seconds()
+		took := time.Since(caseStart)
+		rep.Problems = af.withPathHint(rep.Problems)
+		for j, p := range rep.Problems {
+			// The golden's hint names the command's flag, not go test's.
+			rep.Problems[j].Text = strings.ReplaceAll(p.Text, "run go test with -update", "run aguitest test with --update")
+		}
+		oc := outcomeOf(rep, took)
+		oc.File, oc.Line = f.Path, f.Lines[i]
+		s.Outcomes = append(s.Outcomes, oc)
 		if verbose && rep.Exploration != nil {
 			fmt.Fprintf(w, "    %s:%d: explored under %s\n", f.Path, f.Lines[i], rep.Exploration)
 		}
 		if !rep.Failed() {
 			if verbose {
-				fmt.Fprintf(w, "--- %s: %s (%.2fs)\n", pal.green("PASS"), c.Name, took)
+				fmt.Fprintf(w, "--- %s: %s (%.2fs)\n", pal.green("PASS"), c.Name, took.Seconds())
 			}
 			continue
 		}
-		fmt.Fprintf(w, "--- %s: %s (%.2fs)\n", pal.red("FAIL"), c.Name, took)
+		fmt.Fprintf(w, "--- %s: %s (%.2fs)\n", pal.red("FAIL"), c.Name, took.Seconds())
 		for _, p := range rep.Problems {
-			// The golden's hint names the command's flag, not go test's.
-			text := strings.ReplaceAll(p.Text, "run go test with -update", "run aguitest test with --update")
-			fmt.Fprintf(w, "    %s:%d: %s\n", f.Path, f.Lines[i], strings.ReplaceAll(text, "\n", "\n        "))
+			fmt.Fprintf(w, "    %s:%d: %s\n", f.Path, f.Lines[i], strings.ReplaceAll(p.Text, "\n", "\n        "))
 		}
 		code = max(code, 1)
-		if rep.Result == nil && len(rep.Problems) > 0 && rep.Problems[0].Kind == harness.ProblemCase {
+		if oc.Status == statusError {
 			code = 2 // the agent did not start: the other cases would not either
+			s.Err = rep.Problems[0].Text
 			break
 		}
 		if ctx.Err() != nil {
+			s.Err = "interrupted"
 			break
 		}
 	}
-	took := time.Since(start).Seconds()
+	s.Duration = time.Since(start)
+	took := s.Duration.Seconds()
 	switch {
 	case ran == 0:
 		fmt.Fprintf(w, "ok  \t%s\t%.3fs [no cases to run]\n", f.Path, took)
@@ -230,24 +272,5 @@ func testFile(ctx context.Context, w io.Writer, pal palette, o harness.Options, 
 	default:
 		fmt.Fprintf(w, "%s\n%s\t%s\t%.3fs\n", pal.red("FAIL"), pal.red("FAIL"), f.Path, took)
 	}
-	return code
-}
-
-// parseInterspersed parses flags placed before, between and after the
-// positional arguments ("aguitest test cases.yaml --cmd ..."), which
-// package flag stops at, and returns the positional ones. The int is as
-// parseFlags returns it.
-func parseInterspersed(fs *flag.FlagSet, args []string, usage string, stdout, stderr io.Writer) ([]string, int) {
-	var pos []string
-	for {
-		if code := parseFlags(fs, args, usage, stdout, stderr); code >= 0 {
-			return nil, code
-		}
-		rest := fs.Args()
-		if len(rest) == 0 {
-			return pos, -1
-		}
-		pos = append(pos, rest[0])
-		args = rest[1:]
-	}
+	return s, code
 }

@@ -13,7 +13,7 @@ func TestTestUsageFormat(t *testing.T) {
 	if !ok {
 		t.Fatal("the usage shows no format")
 	}
-	block, _, _ := strings.Cut(rest, "\nFlags:")
+	block, _, _ := strings.Cut(rest, "\n\nThe agent, its checks")
 	var lines []string
 	for _, l := range strings.Split(block, "\n") {
 		lines = append(lines, strings.TrimPrefix(l, "  "))

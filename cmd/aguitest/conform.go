@@ -15,12 +15,22 @@ import (
 	"strings"
 	"time"
 
-	"github.com/aguitest/aguitest/agui"
 	"github.com/aguitest/aguitest/conform"
 	"github.com/aguitest/aguitest/harness"
 )
 
-const conformUsage = `usage: aguitest conform --cmd "COMMAND" [flags]
+// conformDefaults are conform's defaults of the agent flags.
+var conformDefaults = agentDefaults{
+	unit:    "scenario",
+	timeout: "each run's bound (default " + conform.DefaultTimeout.String() + "): a run that takes\nlonger hangs",
+	plans: `also run each scenario that streams an answer under N
+other plans of its script (exploration; default 0: none);
+every plan must verify and leave the client with the
+same view`,
+	record: "DIR",
+}
+
+var conformUsage = `usage: aguitest conform --cmd "COMMAND" [flags]
        aguitest conform --url URL [--llm ADDR] [flags]
 
 Runs the conformance battery against an AG-UI server: scenarios any server
@@ -30,6 +40,9 @@ failing and without arguments, text between calls, state, follow-ups,
 provider failures, a client that leaves mid-run; the server's own tools and
 interrupts when --config names them). Every run is verified as the
 reference client reads it, and what the model said must reach the client.
+A table shows each scenario as it ends (its first problem, and notes of
+what the checks saw without finding fault), then each failure in full;
+--json and --junit write the same report for machines in the same run.
 
 The server's LLM client is pointed at a scripted LLM that speaks every
 provider wire (OpenAI Chat Completions and Responses, Anthropic Messages,
@@ -41,26 +54,12 @@ the server is already running, its model client's base URL set once to
 http://ADDR/v1 (OPENAI_BASE_URL and the like): the scripted LLM listens on
 --llm ADDR, each scenario's script in turn.
 
+` + agentHelp(conformDefaults) + `
 Flags:
-  --cmd COMMAND       the server to start for each scenario (sh -c COMMAND)
-  --url URL           or the AG-UI endpoint of a server already running
-  --llm ADDR          with --url: where the scripted LLM listens (default 127.0.0.1:4010)
-  --dir DIR           COMMAND's working directory
-  --path PATH         the AG-UI endpoint's path (default /)
   --config FILE       the server's own tools and interrupts, waivers (see below)
-  --profile P         strict (default) or reference
-  --allow RULE,...    verifier rules to waive
-  --enable RULE,...   opt-in verifier rules to turn on
   --only NAME,...     run only these scenarios (names or patterns: provider-*)
   --skip NAME,...     leave these out
-  --timeout D         each run's bound (default 20s): a run that takes longer hangs
-  --plans N           also run each scenario that streams an answer under N other
-                      plans of its script (exploration; default 0: none); every
-                      plan must verify and leave the client with the same view
-  --seed S            the seed of the random plans (default 1)
-  --json              print JSON Lines (one object per scenario, then a summary)
   --html FILE         write a page with each failing scenario's timeline
-  --record DIR        keep each scenario's recording in DIR (for aguitest show)
   --list              list the scenarios and exit
 
 The configuration file (YAML or JSON):
@@ -76,9 +75,17 @@ The configuration file (YAML or JSON):
       reason: approval          # answer by the interrupt's reason (optional)
   allow: [RULE]               # also: profile, enable, timeout, only, skip
 
+--json writes a line per scenario (scenario, status, reason, wire,
+problems with their kind, run and rule, notes, duration_ms, doc), then a
+summary (profile, pass, fail, skip, error, duration_ms). --junit writes a
+testsuite with a testcase per scenario: a failure (or an error, for a
+server that did not start) with every problem, skipped with its reason,
+the notes as system-out.
+
 Example:
   aguitest conform --cmd "node server.js"
   aguitest conform --cmd "npm start" --dir ./agent --path /agent --config conform.yaml --html report.html
+  aguitest conform --cmd "node server.js" --json report.jsonl --junit report.xml
   OPENAI_BASE_URL=http://127.0.0.1:4010/v1 python server.py &
   aguitest conform --url http://127.0.0.1:8000/agent
 
@@ -86,41 +93,15 @@ Exit status: 0 every scenario passed or was skipped, 1 one failed, 2 bad
 usage, an unreadable configuration, or a server that did not start.
 `
 
-// listFlag collects comma-separated values of a repeated flag.
-type listFlag []string
-
-func (l *listFlag) String() string { return strings.Join(*l, ",") }
-
-func (l *listFlag) Set(s string) error {
-	for _, v := range strings.Split(s, ",") {
-		if v = strings.TrimSpace(v); v != "" {
-			*l = append(*l, v)
-		}
-	}
-	return nil
-}
-
 func cmdConform(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("conform", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
-	command := fs.String("cmd", "", "the server to start for each scenario")
-	url := fs.String("url", "", "the AG-UI endpoint of a server already running")
-	llmAddr := fs.String("llm", "", "with --url: where the scripted LLM listens")
-	dir := fs.String("dir", "", "the command's working directory")
-	path := fs.String("path", "/", "the AG-UI endpoint's path")
+	af := newAgentFlags(fs, conformDefaults)
 	configFile := fs.String("config", "", "configuration file")
-	profile := fs.String("profile", "", "strict or reference")
-	var allow, enable, only, skip listFlag
-	fs.Var(&allow, "allow", "rules to waive")
-	fs.Var(&enable, "enable", "opt-in rules to turn on")
+	only, skip := commaList(), commaList()
 	fs.Var(&only, "only", "scenarios to run")
 	fs.Var(&skip, "skip", "scenarios to leave out")
-	timeout := fs.Duration("timeout", 0, "each run's bound")
-	plans := fs.Int("plans", 0, "plans to explore each scenario under")
-	seed := fs.Uint64("seed", 0, "the seed of the random plans")
-	asJSON := fs.Bool("json", false, "print JSON Lines")
 	htmlOut := fs.String("html", "", "write an HTML page")
-	recordDir := fs.String("record", "", "keep recordings in this directory")
 	list := fs.Bool("list", false, "list the scenarios")
 	if code := parseFlags(fs, args, conformUsage, stdout, stderr); code >= 0 {
 		return code
@@ -128,6 +109,9 @@ func cmdConform(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	fail := func(format string, args ...any) int {
 		fmt.Fprintf(stderr, "aguitest conform: "+format+"\n", args...)
 		return 2
+	}
+	if err := af.parsed(fs); err != nil {
+		return fail("%v", err)
 	}
 	if fs.NArg() != 0 {
 		return fail("unexpected arguments %q", fs.Args())
@@ -140,35 +124,28 @@ func cmdConform(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 			return fail("%v", err)
 		}
 	}
-	if *profile != "" {
-		p, err := agui.ParseProfile(*profile)
-		if err != nil {
-			return fail("%v", err)
-		}
-		cfg.Profile = p
+	ch, err := af.checks()
+	if err != nil {
+		return fail("%v", err)
 	}
-	for _, f := range []struct {
-		names listFlag
-		to    *[]agui.Rule
-	}{{allow, &cfg.Allow}, {enable, &cfg.Enable}} {
-		rules, err := agui.ParseRules(strings.Join(f.names, ","))
-		if err != nil {
-			return fail("%v", err)
-		}
-		*f.to = append(*f.to, rules...)
+	if ch.profile != nil {
+		cfg.Profile = *ch.profile
 	}
-	cfg.Only = append(cfg.Only, only...)
-	cfg.Skip = append(cfg.Skip, skip...)
-	if *timeout < 0 {
-		return fail("--timeout %v is negative", *timeout)
+	cfg.Allow = append(cfg.Allow, ch.allow...)
+	cfg.Enable = append(cfg.Enable, ch.enable...)
+	cfg.Only = append(cfg.Only, only.values...)
+	cfg.Skip = append(cfg.Skip, skip.values...)
+	timeout, err := af.runTimeout()
+	if err != nil {
+		return fail("%v", err)
 	}
-	if *timeout > 0 {
-		cfg.Timeout = *timeout
+	if timeout > 0 {
+		cfg.Timeout = timeout
 	}
 	if err := cfg.CheckPatterns(); err != nil {
 		return fail("%v", err)
 	}
-	if x, err := exploreFlags(*plans, *seed); err != nil {
+	if x, err := af.exploration(0); err != nil {
 		return fail("%v", err)
 	} else if x != nil {
 		cfg.Explore = x
@@ -177,15 +154,18 @@ func cmdConform(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		listScenarios(stdout, cfg)
 		return 0
 	}
-	agent, server, msg := serverFlags(*command, *url, *llmAddr, *dir, *path, &cfg.ModelAddr)
-	if msg != "" {
-		return fail("%s\n\n%s", msg, conformUsage)
+	agent, server, llm, err := af.agent()
+	if err != nil {
+		return fail("%v\n\n%s", err, conformUsage)
 	}
-	if err := reachable(*url); err != nil {
+	cfg.ModelAddr = llm
+	out, err := af.openReports(stdout)
+	if err != nil {
 		return fail("%v", err)
 	}
+	defer out.close()
 
-	if *recordDir == "" && *htmlOut != "" {
+	if af.record == "" && *htmlOut != "" {
 		tmp, err := os.MkdirTemp("", "aguitest-conform-*")
 		if err != nil {
 			return fail("%v", err)
@@ -193,30 +173,51 @@ func cmdConform(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		defer os.RemoveAll(tmp)
 		cfg.RecordDir = tmp
 	} else {
-		cfg.RecordDir = *recordDir
+		cfg.RecordDir = af.record
 	}
 
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
 	pal := colorFor(stdout)
 	var tab *conformTable
-	if !*asJSON {
+	if !out.quiet {
 		tab = newConformTable(stdout, pal, cfg)
-		tab.keep = *recordDir != ""
+		tab.keep = af.record != ""
 		fmt.Fprintf(stdout, "aguitest conform: %s, %s, profile %s\n\n", server, plural(tab.count, "scenario"), cfg.Profile)
 		if cfg.ModelAddr != "" {
 			fmt.Fprintf(stdout, "the scripted LLM: http://%s/v1 (the server's model client must use it)\n\n", cfg.ModelAddr)
 		}
 		tab.header()
-		cfg.OnResult = tab.row
 	}
-	rep := conform.Run(ctx, agent, cfg)
-	if *asJSON {
-		if err := rep.WriteJSON(stdout, false); err != nil {
-			return fail("%v", err)
+	cfg.OnResult = func(r conform.Result) {
+		if tab != nil {
+			r.Problems = af.withPathHint(r.Problems)
+			tab.row(r)
 		}
-	} else {
+	}
+	start := time.Now()
+	rep := conform.Run(ctx, agent, cfg)
+	for i := range rep.Results {
+		rep.Results[i].Problems = af.withPathHint(rep.Results[i].Problems)
+	}
+	if tab != nil {
 		tab.end(&rep)
+	}
+	if out.json != nil {
+		if err := rep.WriteJSON(out.json, false); err != nil {
+			return fail("--json: %v", err)
+		}
+		out.json = nil // written
+	}
+	s := suite{Name: "aguitest conform " + server, class: "aguitest.conform", Start: start, Duration: rep.Duration}
+	for _, r := range rep.Results {
+		s.Outcomes = append(s.Outcomes, scenarioOutcome(r))
+	}
+	if rep.Err != nil {
+		s.Err = rep.Err.Error()
+	}
+	if err := out.write("aguitest conform", []suite{s}); err != nil {
+		return fail("%v", err)
 	}
 	if *htmlOut != "" {
 		if err := writeConformHTML(*htmlOut, server, &rep); err != nil {
@@ -233,57 +234,6 @@ func cmdConform(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return 1
 	}
 	return 0
-}
-
-// exploreFlags makes the exploration of --plans and --seed: nil when
-// --plans is 0.
-func exploreFlags(plans int, seed uint64) (*harness.Explore, error) {
-	switch {
-	case plans < 0:
-		return nil, fmt.Errorf("--plans %d is negative", plans)
-	case plans == 0 && seed != 0:
-		return nil, fmt.Errorf("--seed goes with --plans N")
-	case plans == 0:
-		return nil, nil
-	}
-	return &harness.Explore{Plans: plans, Seed: seed}, nil
-}
-
-// defaultModelAddr is where the scripted LLM listens for a server given by
-// --url, when --llm does not say.
-const defaultModelAddr = "127.0.0.1:4010"
-
-// serverFlags makes the agent of --cmd or --url (and --llm, --dir,
-// --path), and a name for it in reports; with --url it sets *llm to the
-// scripted LLM's address. msg says what is wrong with the flags.
-func serverFlags(command, url, llmAddr, dir, path string, llm *string) (agent harness.Agent, server, msg string) {
-	switch {
-	case command == "" && url == "":
-		return nil, "", `say which server to test: --cmd "COMMAND" or --url URL`
-	case command != "" && url != "":
-		return nil, "", "--cmd and --url: give one"
-	case url != "":
-		if dir != "" || path != "/" {
-			return nil, "", "--dir and --path go with --cmd (--url names the endpoint)"
-		}
-		if !strings.HasPrefix(url, "http://") && !strings.HasPrefix(url, "https://") {
-			return nil, "", fmt.Sprintf("--url %q is not an http:// or https:// URL", url)
-		}
-		if llmAddr == "" {
-			llmAddr = defaultModelAddr
-		}
-		if _, _, err := net.SplitHostPort(llmAddr); err != nil {
-			return nil, "", fmt.Sprintf("--llm %q: want host:port", llmAddr)
-		}
-		*llm = llmAddr
-		return harness.URL(url), url, ""
-	case llmAddr != "":
-		return nil, "", "--llm goes with --url (with --cmd, the scripted LLM's URL is in the server's environment)"
-	}
-	a := shellCommand(command)
-	a.Dir = dir
-	a.Path = path
-	return a, command, ""
 }
 
 // reachable reports an agent at url ("" for none) that takes no
@@ -350,8 +300,15 @@ type conformTable struct {
 	keep  bool // the recordings are kept (--record)
 }
 
-// firstWidth is how much of a scenario's first problem its row shows.
-const firstWidth = 110
+// The widths of a row: its first problem's first line shows up to
+// problemWidth (the problems follow the table in full); the notes, on
+// the rows of scenarios that passed or were skipped, start after
+// notesAt and show up to notesWidth.
+const (
+	problemWidth = 110
+	notesAt      = 40
+	notesWidth   = 100
+)
 
 func newConformTable(w io.Writer, pal palette, cfg conform.Config) *conformTable {
 	t := &conformTable{w: w, pal: pal, width: len("SCENARIO"), start: time.Now()}
@@ -367,29 +324,33 @@ func newConformTable(w io.Writer, pal palette, cfg conform.Config) *conformTable
 }
 
 func (t *conformTable) header() {
-	fmt.Fprintln(t.w, t.pal.bold(fmt.Sprintf("%-*s  %-6s  %s", t.width, "SCENARIO", "RESULT", "FIRST PROBLEM")))
+	fmt.Fprintln(t.w, t.pal.bold(fmt.Sprintf("%-*s  %-6s  %-*s  %s", t.width, "SCENARIO", "RESULT", notesAt, "PROBLEM", "NOTES")))
 }
 
+// row prints a scenario's row: its result and its first problem, or, in
+// a column of their own, what the checks noted without finding fault (or
+// why it was skipped), which is no problem. A failing scenario's notes
+// follow its problems after the table.
 func (t *conformTable) row(r conform.Result) {
-	status := string(r.Status)
-	first := ""
+	var line string
 	switch r.Status {
-	case conform.Pass:
-		status = t.pal.green(fmt.Sprintf("%-6s", "pass"))
-		if len(r.Notes) > 0 {
-			first = t.pal.dim(clip(r.Notes[0], firstWidth))
-		}
 	case conform.Fail:
-		status = t.pal.red(fmt.Sprintf("%-6s", "FAIL"))
+		problem := ""
 		if len(r.Problems) > 0 {
-			line, _, _ := strings.Cut(r.Problems[0].Text, "\n")
-			first = clip(line, firstWidth)
+			problem, _, _ = strings.Cut(r.Problems[0].Text, "\n")
 		}
-	case conform.Skip:
-		status = t.pal.dim(fmt.Sprintf("%-6s", "skip"))
-		first = t.pal.dim(clip(r.Reason, firstWidth))
+		line = fmt.Sprintf("%-*s  %s  %s", t.width, r.Name, t.pal.red(fmt.Sprintf("%-6s", "FAIL")), clip(problem, problemWidth))
+	default:
+		status, notes := t.pal.green(fmt.Sprintf("%-6s", "pass")), strings.Join(r.Notes, "; ")
+		if r.Status != conform.Pass {
+			status, notes = t.pal.dim(fmt.Sprintf("%-6s", r.Status)), "skipped: "+r.Reason
+		}
+		line = fmt.Sprintf("%-*s  %s  %s", t.width, r.Name, status, strings.Repeat(" ", notesAt))
+		if notes != "" {
+			line += "  " + t.pal.dim(clip(notes, notesWidth))
+		}
 	}
-	fmt.Fprintln(t.w, strings.TrimRight(fmt.Sprintf("%-*s  %s  %s", t.width, r.Name, status, first), " "))
+	fmt.Fprintln(t.w, strings.TrimRight(line, " "))
 }
 
 func (t *conformTable) end(rep *conform.Report) {
@@ -400,6 +361,9 @@ func (t *conformTable) end(rep *conform.Report) {
 		fmt.Fprintf(t.w, "\n%s %s\n", t.pal.red("FAIL"), r.Name)
 		for _, p := range r.Problems {
 			fmt.Fprintf(t.w, "    %s\n", strings.ReplaceAll(p.Text, "\n", "\n    "))
+		}
+		for _, n := range r.Notes {
+			fmt.Fprintf(t.w, "    %s\n", t.pal.dim("note: "+n))
 		}
 		if r.Recording != "" && t.keep {
 			fmt.Fprintf(t.w, "    %s\n", t.pal.dim("recording: "+r.Recording))

@@ -26,6 +26,9 @@ and, one per line, each value that differs, by its path: ".args.unit: got
 "F", want none". The events of all runs of a recording are compared in
 order.
 
+Flags (before or after the files):
+  --view V       merged (default) or wire
+
 Example:
   aguitest diff prod-run.jsonl rerun.sse
   aguitest diff --view wire old/recording.jsonl new/recording.jsonl

@@ -14,12 +14,21 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/aguitest/aguitest/agui"
 	"github.com/aguitest/aguitest/harness"
 	"github.com/aguitest/aguitest/scripted"
 )
 
-const exploreUsage = `usage: aguitest explore (--cmd 'PROGRAM ARG...' | --url URL --llm ADDR) [flags] SCRIPT
+// exploreDefaults are explore's defaults of the agent flags.
+var exploreDefaults = agentDefaults{
+	unit:    "script",
+	timeout: "how long one run may take (default 1m)",
+	plans: fmt.Sprintf(`plans to run besides the script's own
+(default %d; 0: its own alone)`, harness.DefaultPlans),
+	record: "DIR",
+}
+
+var exploreUsage = `usage: aguitest explore SCRIPT --cmd "COMMAND" [flags]
+       aguitest explore SCRIPT --url URL [--llm ADDR] [flags]
 
 Runs SCRIPT (a scripted LLM file, as "aguitest llm serve" reads it) against
 an AG-UI agent in any language, as a harness case explored under many
@@ -31,38 +40,30 @@ the client's messages and state must be the same under every plan. The
 first plan under which the agent fails is shrunk to the smallest script
 that still fails, printed as a script file and a Go literal, with the seed.
 
-The agent:
-  --cmd 'PROGRAM ARG...'  a program started for each plan (its words split
-                          at spaces), with OPENAI_BASE_URL, ANTHROPIC_BASE_URL,
-                          GOOGLE_GEMINI_BASE_URL and their API keys pointing at
-                          the plan's scripted LLM, and PORT: it serves AG-UI
-                          on that loopback port (POST to --path)
-  --url URL               an AG-UI endpoint already running, its LLM client
-                          pointed at http://ADDR/v1 (ADDR is --llm); plans
-                          run one at a time
-  --llm ADDR              (with --url) where the scripted LLM is served, e.g.
-                          127.0.0.1:7788
+With --cmd, COMMAND (run by the shell) is started for each plan with
+OPENAI_BASE_URL, ANTHROPIC_BASE_URL, GOOGLE_GEMINI_BASE_URL and their API
+keys pointing at the plan's scripted LLM, and PORT: it serves AG-UI on
+that loopback port (POST to --path). With --url, the agent is already
+running, its model client's base URL set once to http://ADDR/v1: the
+scripted LLM listens on --llm ADDR, and the plans run one at a time.
 
+` + agentHelp(exploreDefaults) + `
 Flags:
-  --user TEXT             the user's message (default "Hello")
-  --tool NAME[=RESULT]    a frontend tool the client offers, and runs when
-                          the agent leaves a call to it, answering RESULT
-                          (default "ok"); repeatable
-  --plans N               plans to run besides the script's own (default 100)
-  --seed S                the seed of the random plans (default 1)
-  --parallel N            plans at once (default: the number of CPUs)
-  --profile P             strict (default) or reference
-  --allow RULES           verifier rules to waive, comma-separated
-  --enable RULES          opt-in verifier rules to turn on, comma-separated
-  --relax CHECKS          fidelity checks to waive: text, calls, ids
-  --want-error RE         the agent must end a run with RUN_ERROR whose message
-                          matches the regular expression RE (for a script
-                          with a fault)
-  --path PATH             (with --cmd) the AG-UI endpoint's path (default /)
-  --dir DIR               (with --cmd) the program's working directory
-  --start-timeout D       (with --cmd) how long the program may take to
-                          listen (default 30s)
-  --timeout D             how long one run may take (default 1m)
+  --user TEXT         the user's message (default "Hello")
+  --tool NAME[=RESULT]
+                      a frontend tool the client offers, and runs when the
+                      agent leaves a call to it, answering RESULT (default
+                      "ok"); repeatable
+  --parallel N        plans at once (default: the number of CPUs)
+  --relax CHECKS      fidelity checks to waive: ` + fidelityNames() + `
+  --want-error RE     the agent must end a run with RUN_ERROR whose message
+                      matches the regular expression RE (for a script with
+                      a fault)
+
+--json writes a line for the script (suite, case, status, problems with
+their kind, run and rule, notes, exploration: plans, matrix, seed, wires,
+the plans that failed and the shrunk script), then a summary. --junit
+writes a testsuite with the script as its testcase.
 
 Example:
   $ aguitest explore --cmd 'node server.js' --tool show_on_map weather.yaml
@@ -82,12 +83,6 @@ func fidelityNames() string {
 	return strings.Join(names, ", ")
 }
 
-// repeated is a flag that may be given several times.
-type repeated []string
-
-func (r *repeated) String() string     { return strings.Join(*r, ", ") }
-func (r *repeated) Set(v string) error { *r = append(*r, v); return nil }
-
 // cmdExplore runs "aguitest explore"; SIGINT or SIGTERM stop it.
 func cmdExplore(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
@@ -99,30 +94,18 @@ func cmdExplore(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 func runExplore(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("explore", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
+	af := newAgentFlags(fs, exploreDefaults)
 	var (
-		cmdLine, url, llm, user, profile, allow, enable, relax, path, dir, wantError string
-		tools                                                                        repeated
-		plans, parallel                                                              int
-		seed                                                                         uint64
-		startTimeout, timeout                                                        time.Duration
+		user, wantError string
+		tools           listFlag
+		relax           = commaList()
+		parallel        int
 	)
-	fs.StringVar(&cmdLine, "cmd", "", "")
-	fs.StringVar(&url, "url", "", "")
-	fs.StringVar(&llm, "llm", "", "")
 	fs.StringVar(&user, "user", "Hello", "")
 	fs.Var(&tools, "tool", "")
-	fs.IntVar(&plans, "plans", harness.DefaultPlans, "")
-	fs.Uint64Var(&seed, "seed", 1, "")
 	fs.IntVar(&parallel, "parallel", 0, "")
-	fs.StringVar(&profile, "profile", "strict", "")
-	fs.StringVar(&allow, "allow", "", "")
-	fs.StringVar(&enable, "enable", "", "")
-	fs.StringVar(&relax, "relax", "", "")
+	fs.Var(&relax, "relax", "")
 	fs.StringVar(&wantError, "want-error", "", "")
-	fs.StringVar(&path, "path", "/", "")
-	fs.StringVar(&dir, "dir", "", "")
-	fs.DurationVar(&startTimeout, "start-timeout", 0, "")
-	fs.DurationVar(&timeout, "timeout", 0, "")
 	if code := parseFlags(fs, args, exploreUsage, stdout, stderr); code >= 0 {
 		return code
 	}
@@ -130,34 +113,29 @@ func runExplore(ctx context.Context, args []string, stdout, stderr io.Writer) in
 		fmt.Fprintf(stderr, "aguitest explore: "+format+"\n\n%s", append(a, exploreUsage)...)
 		return 2
 	}
+	if err := af.parsed(fs); err != nil {
+		return usageErr("%v", err)
+	}
 	if fs.NArg() != 1 {
 		return usageErr("want one SCRIPT, got %d arguments", fs.NArg())
 	}
-	var agent harness.Agent
-	o := harness.Options{Timeout: timeout}
-	switch {
-	case cmdLine != "" && url != "":
-		return usageErr("--cmd and --url exclude each other")
-	case cmdLine != "":
-		if llm != "" {
-			return usageErr("--llm goes with --url: a --cmd program is told its LLM's address")
-		}
-		argv := strings.Fields(cmdLine)
-		if len(argv) == 0 {
-			return usageErr("--cmd is empty")
-		}
-		c := harness.Command(argv[0], argv[1:]...)
-		c.Path, c.Dir, c.StartTimeout = path, dir, startTimeout
-		agent = c
-	case url != "":
-		if llm == "" {
-			return usageErr("--url needs --llm, the address the agent's LLM client points at")
-		}
-		agent, o.ModelAddr = harness.URL(url), llm
-	default:
-		return usageErr("want the agent: --cmd or --url")
+	timeout, err := af.runTimeout()
+	if err != nil {
+		return usageErr("%v", err)
 	}
-	var err error
+	ch, err := af.checks()
+	if err != nil {
+		return usageErr("%v", err)
+	}
+	explore, err := af.exploration(harness.DefaultPlans)
+	if err != nil {
+		return usageErr("%v", err)
+	}
+	agent, _, llm, err := af.agent()
+	if err != nil {
+		return usageErr("%v", err)
+	}
+	o := harness.Options{Timeout: timeout, ModelAddr: llm, RecordDir: af.record}
 	var c harness.Case
 	if c.Script, err = scripted.Load(fs.Arg(0)); err != nil {
 		fmt.Fprintf(stderr, "aguitest explore: %v\n", err)
@@ -166,24 +144,16 @@ func runExplore(ctx context.Context, args []string, stdout, stderr io.Writer) in
 	c.Name = fs.Arg(0)
 	c.Input = harness.User(user)
 	c.NoGolden = true
-	if c.Profile, err = agui.ParseProfile(profile); err != nil {
-		return usageErr("--profile: %v", err)
+	if ch.profile != nil {
+		c.Profile = *ch.profile
 	}
-	if c.Allow, err = agui.ParseRules(allow); err != nil {
-		return usageErr("--allow: %v", err)
-	}
-	if c.Enable, err = agui.ParseRules(enable); err != nil {
-		return usageErr("--enable: %v", err)
-	}
-	for _, name := range strings.Split(relax, ",") {
-		f := harness.Fidelity(strings.TrimSpace(name))
-		switch {
-		case f == "":
-		case slices.Contains(harness.Fidelities, f):
-			c.Relax = append(c.Relax, f)
-		default:
+	c.Allow, c.Enable = ch.allow, ch.enable
+	for _, name := range relax.values {
+		f := harness.Fidelity(name)
+		if !slices.Contains(harness.Fidelities, f) {
 			return usageErr("--relax: unknown check %q (the checks: %s)", name, fidelityNames())
 		}
+		c.Relax = append(c.Relax, f)
 	}
 	if wantError != "" {
 		if _, err := regexp.Compile(wantError); err != nil {
@@ -191,7 +161,7 @@ func runExplore(ctx context.Context, args []string, stdout, stderr io.Writer) in
 		}
 		c.WantError = &harness.WantError{Message: wantError}
 	}
-	for _, t := range tools {
+	for _, t := range tools.values {
 		name, result, ok := strings.Cut(t, "=")
 		if !ok {
 			result = "ok"
@@ -205,10 +175,32 @@ func runExplore(ctx context.Context, args []string, stdout, stderr io.Writer) in
 			Run:        func(context.Context, json.RawMessage) (string, error) { return result, nil },
 		})
 	}
-	c.Explore = &harness.Explore{Plans: plans, Seed: seed, Parallel: parallel}
+	if explore != nil {
+		explore.Parallel = parallel
+		c.Explore = explore
+	}
+	out, err := af.openReports(stdout)
+	if err != nil {
+		return usageErr("%v", err)
+	}
+	defer out.close()
+	w := stdout
+	if out.quiet {
+		w = io.Discard
+	}
 
 	start := time.Now()
 	r := o.Test(ctx, agent, c)
+	r.Problems = af.withPathHint(r.Problems)
+	s := suite{Name: "aguitest explore", class: "aguitest.explore", Start: start, Duration: time.Since(start)}
+	s.Outcomes = []outcome{outcomeOf(r, s.Duration)}
+	if s.Outcomes[0].Status == statusError {
+		s.Err = r.Problems[0].Text
+	}
+	if err := out.write("aguitest explore", []suite{s}); err != nil {
+		fmt.Fprintf(stderr, "aguitest explore: %v\n", err)
+		return 2
+	}
 	for _, p := range r.Problems {
 		if p.Kind == harness.ProblemCase {
 			fmt.Fprintf(stderr, "aguitest explore: %s\n", p.Text)
@@ -216,15 +208,17 @@ func runExplore(ctx context.Context, args []string, stdout, stderr io.Writer) in
 		}
 	}
 	for _, p := range r.Problems {
-		fmt.Fprintln(stdout, p.Text)
+		fmt.Fprintln(w, p.Text)
 	}
 	switch x := r.Exploration; {
 	case r.Failed():
+	case c.Explore == nil:
+		fmt.Fprintf(w, "ok: %s passed its own plan (--plans 0: no other plan)\n", c.Name)
 	case x == nil || x.Plans == 0:
 		// Said so, not passed off as an exploration.
-		fmt.Fprintf(stdout, "ok: %s passed its own plan; no other plan streams it otherwise (each turn is a fault or streams nothing)\n", c.Name)
+		fmt.Fprintf(w, "ok: %s passed its own plan; no other plan streams it otherwise (each turn is a fault or streams nothing)\n", c.Name)
 	default:
-		fmt.Fprintf(stdout, "ok: %s passed %v in %.1fs\n", c.Name, x, time.Since(start).Seconds())
+		fmt.Fprintf(w, "ok: %s passed %v in %.1fs\n", c.Name, x, time.Since(start).Seconds())
 	}
 	if r.Failed() {
 		return 1

@@ -20,62 +20,83 @@ import (
 	"github.com/aguitest/aguitest/scripted"
 )
 
-const llmUsage = `usage: aguitest llm serve [--addr ADDR] [--realtime] [--requests FILE] SCRIPT
-       aguitest llm record --target URL --out FILE [--addr ADDR]
-       aguitest llm replay [--addr ADDR] [--speed X] RECORDING...
+// The usages of the llm subcommands; "aguitest llm --help" prints them
+// all.
+const (
+	llmServeUsage = `usage: aguitest llm serve [--addr ADDR] [--realtime] [--requests FILE] SCRIPT
 
-serve: serves SCRIPT (a YAML or JSON scripted LLM file) and prints one base
-URL as the first line of standard output. That URL serves every provider
+Serves SCRIPT (a YAML or JSON scripted LLM file) and prints one base URL
+as the first line of standard output. That URL serves every provider
 wire: OpenAI Chat Completions and Responses, Anthropic Messages and Gemini
 (the path tells them apart), so point any LLM client at it. The server
 answers one conversation, one turn per request, until SIGINT or SIGTERM;
 it then reports turns left unused, requests that did not match, and
-requests the provider would have refused.
+requests the provider would have refused. A script is at most 64 MiB;
+requests over 32 MiB are refused. No request is kept in memory:
+--requests writes each as it comes.
 
-record: a recording proxy in front of an LLM provider: prints a base URL
-to give the agent's LLM client instead of the provider's, forwards every
-request to URL and records each exchange, chunk by chunk with its timing,
-to FILE, until SIGINT or SIGTERM. Credentials are redacted (see below).
+Flags:
+  --addr ADDR       listen address (default 127.0.0.1:0, a free loopback port)
+  --realtime        sleep the script's delays for real (default: virtual
+                    clock, delays are skipped)
+  --requests FILE   write every request received as one JSON line: the
+                    wire, model, system, messages, tools, options and the
+                    raw body; "-" writes them to standard output
 
-replay: serves the provider exchanges of recordings (from "llm record", a
-harness RecordDir, the recorder's middleware or Transport) to an agent in
-any language, each request matched with the next recorded exchange of its
+Example:
+  $ aguitest llm serve --requests requests.jsonl weather.yaml
+  http://127.0.0.1:40123/v1
+  $ OPENAI_BASE_URL=http://127.0.0.1:40123/v1 ANTHROPIC_BASE_URL=http://127.0.0.1:40123 python agent.py
+`
+	llmRecordUsage = `usage: aguitest llm record --target URL --out FILE [--addr ADDR]
+
+A recording proxy in front of an LLM provider: prints a base URL to give
+the agent's LLM client instead of the provider's, forwards every request
+to URL and records each exchange, chunk by chunk with its timing, to
+FILE, until SIGINT or SIGTERM. Credentials are redacted (see below).
+
+Flags:
+  --addr ADDR       listen address (default 127.0.0.1:0, a free loopback port)
+  --target URL      the provider, e.g. https://api.anthropic.com
+  --out FILE        the recording to write
+
+%s
+Example:
+  $ aguitest llm record --target https://api.openai.com --out llm.jsonl
+  http://127.0.0.1:40123/v1
+`
+	llmReplayUsage = `usage: aguitest llm replay [--addr ADDR] [--speed X] RECORDING...
+
+Serves the provider exchanges of recordings (from "llm record", a harness
+RecordDir, the recorder's middleware or Transport) to an agent in any
+language, each request matched with the next recorded exchange of its
 wire; prints the base URL; at SIGINT or SIGTERM reports requests that did
 not match and exchanges never requested.
 
 Flags:
   --addr ADDR       listen address (default 127.0.0.1:0, a free loopback port)
-  --realtime        (serve) sleep the script's delays for real (default:
-                    virtual clock, delays are skipped)
-  --requests FILE   (serve) write every request received as one JSON line:
-                    the wire, model, system, messages, tools, options and
-                    the raw body; "-" writes them to standard output
-  --target URL      (record) the provider, e.g. https://api.anthropic.com
-  --out FILE        (record) the recording to write
-  --speed X         (replay) timing factor: 1 as recorded, 0 (default) no
-                    waiting
+  --speed X         timing factor: 1 as recorded, 0 (default) no waiting
   --max-request-bytes N
-                    (replay) refuse (413) request bodies larger than N bytes
-                    (default 8 MiB); serve refuses those over 32 MiB
+                    refuse (413) request bodies larger than N bytes
+                    (default 8 MiB)
 
-A script is at most 64 MiB. serve keeps no request in memory: --requests
-writes each as it comes.
-
-%s
 Example:
-  $ aguitest llm serve --requests requests.jsonl weather.yaml
-  http://127.0.0.1:40123/v1
-  $ OPENAI_BASE_URL=http://127.0.0.1:40123/v1 ANTHROPIC_BASE_URL=http://127.0.0.1:40123 python agent.py
   $ aguitest llm replay recordings/run.jsonl
-
+`
+	llmExit = `
 Exit codes: 0 every turn or exchange was used and every request matched,
 1 otherwise, 2 bad usage, an invalid script or an unreadable recording,
 130 interrupted (SIGINT, SIGTERM) before serving.
 `
+)
 
-// llmHelp is the usage of "aguitest llm", with the redaction flags of
-// llm record.
-func llmHelp() string { return fmt.Sprintf(llmUsage, redactUsage()) }
+// llmHelp is the usage of "aguitest llm": its subcommands'.
+func llmHelp() string {
+	return llmServeUsage + "\n" + llmRecordHelp() + "\n" + llmReplayUsage + llmExit
+}
+
+// llmRecordHelp is the usage of llm record, with its redaction flags.
+func llmRecordHelp() string { return fmt.Sprintf(llmRecordUsage, redactUsage()) }
 
 // cmdLLM runs "aguitest llm"; it serves until SIGINT or SIGTERM.
 func cmdLLM(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
@@ -120,11 +141,11 @@ func llmServe(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	addr := fs.String("addr", "127.0.0.1:0", "listen address")
 	realtime := fs.Bool("realtime", false, "sleep delays for real")
 	requests := fs.String("requests", "", "write every request as JSON Lines")
-	if code := parseFlags(fs, args, llmHelp(), stdout, stderr); code >= 0 {
+	if code := parseFlags(fs, args, llmServeUsage+llmExit, stdout, stderr); code >= 0 {
 		return code
 	}
 	if fs.NArg() != 1 {
-		fmt.Fprintf(stderr, "aguitest llm serve: want one SCRIPT, got %s\n\n%s", plural(fs.NArg(), "argument"), llmHelp())
+		fmt.Fprintf(stderr, "aguitest llm serve: want one SCRIPT, got %s\n\n%s", plural(fs.NArg(), "argument"), llmServeUsage+llmExit)
 		return 2
 	}
 	script, err := loadScript(ctx, fs.Arg(0))
@@ -189,7 +210,7 @@ func llmRecord(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	target := fs.String("target", "", "the provider's URL")
 	out := fs.String("out", "", "the recording to write")
 	redaction := redactFlags(fs)
-	if code := parseFlags(fs, args, llmHelp(), stdout, stderr); code >= 0 {
+	if code := parseFlags(fs, args, llmRecordHelp()+llmExit, stdout, stderr); code >= 0 {
 		return code
 	}
 	rd, err := redaction()
@@ -198,7 +219,7 @@ func llmRecord(ctx context.Context, args []string, stdout, stderr io.Writer) int
 		return 2
 	}
 	if *target == "" || *out == "" || fs.NArg() != 0 {
-		fmt.Fprintf(stderr, "aguitest llm record: want --target URL and --out FILE and no arguments\n\n%s", llmHelp())
+		fmt.Fprintf(stderr, "aguitest llm record: want --target URL and --out FILE and no arguments\n\n%s", llmRecordHelp()+llmExit)
 		return 2
 	}
 	u, perr := url.Parse(*target)
@@ -247,11 +268,11 @@ func llmReplay(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	addr := fs.String("addr", "127.0.0.1:0", "listen address")
 	speed := fs.Float64("speed", 0, "timing factor")
 	maxReq := fs.Int64("max-request-bytes", replay.DefaultMaxRequestBytes, "request body limit")
-	if code := parseFlags(fs, args, llmHelp(), stdout, stderr); code >= 0 {
+	if code := parseFlags(fs, args, llmReplayUsage+llmExit, stdout, stderr); code >= 0 {
 		return code
 	}
 	if fs.NArg() == 0 {
-		fmt.Fprintf(stderr, "aguitest llm replay: want at least one RECORDING\n\n%s", llmHelp())
+		fmt.Fprintf(stderr, "aguitest llm replay: want at least one RECORDING\n\n%s", llmReplayUsage+llmExit)
 		return 2
 	}
 	if *speed < 0 {

@@ -87,7 +87,9 @@ func TestLLMUsage(t *testing.T) {
 		{"record relative target", []string{"record", "--target", "localhost", "--out", "x.jsonl"}, 2, "", "is not an absolute URL"},
 		{"replay nothing", []string{"replay"}, 2, "", "want at least one RECORDING"},
 		{"replay missing file", []string{"replay", "nope.jsonl"}, 2, "", "nope.jsonl"},
-		{"replay help", []string{"replay", "--help"}, 0, "usage: aguitest llm serve", ""},
+		{"replay help", []string{"replay", "--help"}, 0, "usage: aguitest llm replay", ""},
+		{"record help", []string{"record", "--help"}, 0, "--redact-pattern RE", ""},
+		{"help", []string{"--help"}, 0, "usage: aguitest llm record", ""},
 		{"invalid script", []string{"serve", bad}, 2, "", "bad.yaml:3: field colour not found"},
 	}
 	for _, tt := range tests {

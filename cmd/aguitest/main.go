@@ -37,8 +37,6 @@
 package main
 
 import (
-	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -114,20 +112,4 @@ func usage(w io.Writer) {
 	fmt.Fprintln(w, "Example:")
 	fmt.Fprintln(w, "  aguitest demo")
 	fmt.Fprintln(w, "  aguitest show --html run.html recording.jsonl")
-}
-
-// parseFlags parses a command's flags. It returns -1 when the command
-// should go on; otherwise the exit code: 0 after --help, which prints the
-// usage on stdout, and 2 for a bad flag, reported on stderr with the usage.
-func parseFlags(fs *flag.FlagSet, args []string, usage string, stdout, stderr io.Writer) int {
-	err := fs.Parse(args)
-	switch {
-	case err == nil:
-		return -1
-	case errors.Is(err, flag.ErrHelp):
-		fmt.Fprint(stdout, usage)
-		return 0
-	}
-	fmt.Fprintf(stderr, "aguitest %s: %v\n\n%s", fs.Name(), err, usage)
-	return 2
 }

@@ -43,11 +43,6 @@ Example:
 Exit codes: 0 after a clean shutdown, 1 when storage failed, 2 bad usage.
 `
 
-type stringList []string
-
-func (l *stringList) String() string     { return fmt.Sprint(*l) }
-func (l *stringList) Set(s string) error { *l = append(*l, s); return nil }
-
 // cmdRecord runs "aguitest record"; it serves until SIGINT or SIGTERM.
 func cmdRecord(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)

@@ -30,20 +30,20 @@ they appear:
 // redactFlags registers the redaction flags on fs; the returned function
 // reads them into a recorder.Redact after parsing.
 func redactFlags(fs *flag.FlagSet) func() (recorder.Redact, error) {
-	var pointers, patterns, headers, keep stringList
+	var pointers, patterns, headers, keep listFlag
 	fs.Var(&pointers, "redact", "JSON pointer to redact")
 	fs.Var(&patterns, "redact-pattern", "regular expression to redact")
 	fs.Var(&headers, "redact-header", "header to drop")
 	fs.Var(&keep, "keep", "name not to redact")
 	off := fs.String("redact-off", "", "defaults to turn off")
 	return func() (recorder.Redact, error) {
-		rd := recorder.Redact{Pointers: pointers, Headers: headers, Keep: keep}
-		for _, p := range pointers {
+		rd := recorder.Redact{Pointers: pointers.values, Headers: headers.values, Keep: keep.values}
+		for _, p := range pointers.values {
 			if len(p) == 0 || p[0] != '/' {
 				return rd, fmt.Errorf("--redact %q is not a JSON pointer (it starts with /)", p)
 			}
 		}
-		for _, p := range patterns {
+		for _, p := range patterns.values {
 			re, err := regexp.Compile(p)
 			if err != nil {
 				return rd, fmt.Errorf("--redact-pattern %q: %v", p, err)

@@ -63,7 +63,7 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	addr := fs.String("addr", "127.0.0.1:0", "listen address")
 	speed := fs.Float64("speed", 1, "timing scale")
 	loop := fs.Bool("loop", false, "serve the runs again after the last")
-	var origins stringList
+	var origins listFlag
 	fs.Var(&origins, "allow-origin", "origin whose pages may call")
 	maxReq := fs.Int64("max-request-bytes", replay.DefaultMaxRequestBytes, "request body limit")
 	if code := parseFlags(fs, args, serveUsage, stdout, stderr); code >= 0 {
@@ -105,7 +105,7 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		defer mu.Unlock()
 		fmt.Fprintf(stderr, "aguitest serve: warning: %s:%d: run %s: event %d: %v\n", run.File, run.Events[i].Line, run.ID, i, err)
 	}
-	h := replay.Handler(rec.Runs, replay.Options{Speed: *speed, Loop: *loop, OnLoss: onLoss, AllowOrigins: origins, MaxRequestBytes: *maxReq})
+	h := replay.Handler(rec.Runs, replay.Options{Speed: *speed, Loop: *loop, OnLoss: onLoss, AllowOrigins: origins.values, MaxRequestBytes: *maxReq})
 	srv := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second}
 	go srv.Serve(ln)
 	fmt.Fprintf(stdout, "http://%s/\n", ln.Addr())

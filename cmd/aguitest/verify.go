@@ -40,10 +40,15 @@ Profiles:
   reference  what HttpAgent of @ag-ui/client 1.0.0 accepts: its SSE framing,
              schema checks, chunk expansion and ordering rules
 
-Rules (see the agui package documentation for the list):
-  --allow RULE,...   waive rules, e.g. --allow reopened-id
+Flags (before or after the files):
+  --profile P        strict (default) or reference
+  --allow RULE,...   waive rules, e.g. --allow reopened-id (see the agui
+                     package documentation for the list)
   --enable RULE,...  turn on opt-in rules: empty-delta, shared-result-id,
                      reused-result-id
+  --json             print one JSON object per file instead: file, events,
+                     runs, format, violations (with a 0-based "index"),
+                     problems, incomplete, error
 
 Example:
   aguitest verify agui/testdata/streams/parallel.sse

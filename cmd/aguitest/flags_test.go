@@ -1,0 +1,139 @@
+package main
+
+import (
+	"bytes"
+	"flag"
+	"io"
+	"regexp"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// A flag's line in a usage: "  --name ARG   what it does", or "  --name"
+// and two spaces for a flag without a value.
+var usageFlagLine = regexp.MustCompile(`^ {2,4}(--?[a-z][a-z0-9-]*)( [A-Z][^ ]*)?( {2,}|$)`)
+
+// usageFlags returns the flags a usage documents, each with whether it
+// takes a value.
+func usageFlags(usage string) map[string]bool {
+	out := map[string]bool{}
+	for _, line := range strings.Split(usage, "\n") {
+		if m := usageFlagLine.FindStringSubmatch(line); m != nil {
+			out[strings.TrimLeft(m[1], "-")] = m[2] != ""
+		}
+	}
+	return out
+}
+
+// isBool reports whether a flag takes no value.
+func isBool(f *flag.Flag) bool {
+	b, ok := f.Value.(interface{ IsBoolFlag() bool })
+	return ok && b.IsBoolFlag()
+}
+
+// Every command's --help documents each flag of its flag set, no other,
+// and a value for those that take one.
+func TestUsageFlags(t *testing.T) {
+	var names [][]string
+	for _, c := range commands() {
+		if c.name != "llm" {
+			names = append(names, []string{c.name})
+		}
+	}
+	names = append(names, []string{"llm", "serve"}, []string{"llm", "record"}, []string{"llm", "replay"})
+	defer func() { onParse = nil }()
+	for _, name := range names {
+		t.Run(strings.Join(name, " "), func(t *testing.T) {
+			var fs *flag.FlagSet
+			var usage string
+			onParse = func(f *flag.FlagSet, u string) { fs, usage = f, u }
+			var stdout bytes.Buffer
+			code := run(append(name, "--help"), strings.NewReader(""), &stdout, io.Discard)
+			require.Equal(t, 0, code)
+			require.NotNil(t, fs, "the command parses no flags")
+			assert.Equal(t, usage, stdout.String(), "--help prints the usage")
+			want := map[string]bool{}
+			fs.VisitAll(func(f *flag.Flag) { want[f.Name] = !isBool(f) })
+			if diff := cmp.Diff(want, usageFlags(usage)); diff != "" {
+				t.Errorf("the usage's flags (-flag set +usage), true for a flag with a value:\n%s", diff)
+			}
+		})
+	}
+}
+
+// The three commands that run an agent take it, check it and report on it
+// by the same flags.
+func TestAgentFlagsShared(t *testing.T) {
+	defer func() { onParse = nil }()
+	sets := map[string][]string{}
+	for _, name := range []string{"explore", "conform", "test"} {
+		onParse = func(fs *flag.FlagSet, usage string) {
+			for _, f := range (&agentFlags{}).flags() {
+				if fs.Lookup(f.name) != nil {
+					sets[name] = append(sets[name], f.name)
+				}
+			}
+			assert.Contains(t, usage, agentHelp(map[string]agentDefaults{"explore": exploreDefaults, "conform": conformDefaults, "test": testDefaults}[name]))
+		}
+		require.Equal(t, 0, run([]string{name, "--help"}, strings.NewReader(""), io.Discard, io.Discard))
+	}
+	var all []string
+	for _, f := range (&agentFlags{}).flags() {
+		all = append(all, f.name)
+	}
+	for name, got := range sets {
+		assert.Equal(t, all, got, name)
+	}
+	for _, want := range []string{"cmd", "url", "llm", "dir", "path", "timeout", "plans", "seed", "record", "profile", "allow", "enable", "json", "junit"} {
+		assert.True(t, slices.Contains(all, want), "the agent flags have no --%s", want)
+	}
+}
+
+// Flags go before, between and after the arguments; "--" ends them.
+func TestParseFlags(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		args []string
+		json bool
+		want []string
+	}{
+		{"before", []string{"--json", "a", "b"}, true, []string{"a", "b"}},
+		{"after", []string{"a", "b", "--json"}, true, []string{"a", "b"}},
+		{"between", []string{"a", "--json", "b"}, true, []string{"a", "b"}},
+		{"stdin", []string{"-", "--json"}, true, []string{"-"}},
+		{"none", []string{"a"}, false, []string{"a"}},
+		{"dashes", []string{"a", "--", "--json", "-x"}, false, []string{"a", "--json", "-x"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			fs := flag.NewFlagSet("x", flag.ContinueOnError)
+			fs.SetOutput(io.Discard)
+			asJSON := fs.Bool("json", false, "")
+			require.Equal(t, -1, parseFlags(fs, tc.args, "usage\n", io.Discard, io.Discard))
+			assert.Equal(t, tc.json, *asJSON)
+			assert.Equal(t, tc.want, fs.Args())
+		})
+	}
+	fs := flag.NewFlagSet("x", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	var stderr bytes.Buffer
+	assert.Equal(t, 2, parseFlags(fs, []string{"a", "--frob"}, "usage\n", io.Discard, &stderr))
+	assert.Equal(t, "aguitest x: flag provided but not defined: -frob\n\nusage\n", stderr.String())
+}
+
+// A listFlag keeps every value given; with commas, each is a list too.
+func TestListFlag(t *testing.T) {
+	fs := flag.NewFlagSet("x", flag.ContinueOnError)
+	var whole listFlag
+	rules := commaList()
+	fs.Var(&whole, "tool", "")
+	fs.Var(&rules, "allow", "")
+	require.NoError(t, fs.Parse([]string{"--tool", `a={"x":1,"y":2}`, "--allow", "r1, r2", "--tool", "b", "--allow", "r3,"}))
+	assert.Equal(t, []string{`a={"x":1,"y":2}`, "b"}, whole.values)
+	assert.Equal(t, []string{"r1", "r2", "r3"}, rules.values)
+	assert.Equal(t, "r1,r2,r3", rules.String())
+}
