@@ -172,3 +172,55 @@ func TestURL(t *testing.T) {
 		})
 	}
 }
+
+// The table's rows: a failing scenario shows its first problem; the notes
+// of one that passed (and the reason one was skipped) stand in a column
+// of their own, under NOTES, apart from the problems; a failing one's
+// notes follow its problems after the table.
+func TestConformTableRows(t *testing.T) {
+	var b strings.Builder
+	cfg := conform.Config{Only: []string{"text", "tool-error", "backend-tool"}}
+	tab := newConformTable(&b, palette{}, cfg)
+	tab.header()
+	tab.row(conform.Result{Name: "text", Status: conform.Pass})
+	tab.row(conform.Result{Name: "provider-disconnect", Status: conform.Pass, Notes: []string{"the agent asked the model once"}})
+	tab.row(conform.Result{Name: "tool-error", Status: conform.Fail, Notes: []string{"explored under 4 plans"},
+		Problems: []harness.Problem{{Kind: harness.ProblemCheck, Text: "request 2 to the model: no tool result holds \"offline\"\nmore"}}})
+	tab.row(conform.Result{Name: "backend-tool", Status: conform.Skip, Reason: "no tools"})
+	lines := strings.Split(strings.TrimSuffix(b.String(), "\n"), "\n")
+	if len(lines) != 5 {
+		t.Fatalf("want a header and 4 rows, got:\n%s", b.String())
+	}
+	notes := strings.Index(lines[0], "NOTES")
+	if !strings.HasPrefix(lines[0], "SCENARIO") || strings.Index(lines[0], "PROBLEM") >= notes {
+		t.Fatalf("header %q", lines[0])
+	}
+	for _, tc := range []struct{ line, want string }{
+		{lines[1], "text"},
+		{lines[2], "provider-disconnect  pass"},
+		{lines[3], `tool-error           FAIL    request 2 to the model: no tool result holds "offline"`},
+		{lines[4], "backend-tool         skip"},
+	} {
+		if !strings.HasPrefix(tc.line, tc.want) {
+			t.Errorf("row %q, want it to start %q", tc.line, tc.want)
+		}
+	}
+	if got := lines[2][notes:]; got != "the agent asked the model once" {
+		t.Errorf("the note is under NOTES as %q, want it there alone:\n%s", got, b.String())
+	}
+	if got := strings.TrimSpace(lines[2][:notes]); got != "provider-disconnect  pass" {
+		t.Errorf("the passing row has %q before its notes", got)
+	}
+	if got := lines[4][notes:]; got != "skipped: no tools" {
+		t.Errorf("the skipped row has %q under NOTES", got)
+	}
+	if strings.Contains(lines[3], "explored") {
+		t.Errorf("a failing row shows its notes: %q", lines[3])
+	}
+	b.Reset()
+	tab.end(&conform.Report{Results: []conform.Result{{Name: "tool-error", Status: conform.Fail, Notes: []string{"explored under 4 plans"},
+		Problems: []harness.Problem{{Kind: harness.ProblemCheck, Text: "request 2"}}}}})
+	if !strings.Contains(b.String(), "FAIL tool-error\n    request 2\n    note: explored under 4 plans\n") {
+		t.Errorf("the failure in full:\n%s", b.String())
+	}
+}

@@ -194,7 +194,7 @@ type (
 		Time      string      `xml:"time,attr"`
 		Timestamp string      `xml:"timestamp,attr,omitempty"`
 		Cases     []junitCase `xml:"testcase"`
-		SystemErr string      `xml:"system-err,omitempty"`
+		SystemErr *junitText  `xml:"system-err,omitempty"`
 	}
 	junitCase struct {
 		Name      string        `xml:"name,attr"`
@@ -203,14 +203,50 @@ type (
 		Failure   *junitOutcome `xml:"failure,omitempty"`
 		Error     *junitOutcome `xml:"error,omitempty"`
 		Skipped   *junitOutcome `xml:"skipped,omitempty"`
-		SystemOut string        `xml:"system-out,omitempty"`
+		SystemOut *junitText    `xml:"system-out,omitempty"`
 	}
 	junitOutcome struct {
 		Message string `xml:"message,attr,omitempty"`
 		Type    string `xml:"type,attr,omitempty"`
-		Text    string `xml:",chardata"`
+		Text    string `xml:",innerxml"` // escaped by xmlText
+	}
+	junitText struct {
+		Text string `xml:",innerxml"` // escaped by xmlText
 	}
 )
+
+// textOf is the element holding s, nil when s is "".
+func textOf(s string) *junitText {
+	if s == "" {
+		return nil
+	}
+	return &junitText{xmlText(s)}
+}
+
+// xmlText escapes s as XML character data. It keeps line breaks and tabs
+// as they are (package xml writes them as character references, which
+// make a report of many lines one long line), and replaces what XML
+// cannot carry (control characters, invalid UTF-8) with U+FFFD.
+func xmlText(s string) string {
+	var b strings.Builder
+	for _, r := range s {
+		switch {
+		case r == '&':
+			b.WriteString("&amp;")
+		case r == '<':
+			b.WriteString("&lt;")
+		case r == '>':
+			b.WriteString("&gt;")
+		case r == '\r':
+			b.WriteString("&#xD;")
+		case r == '\n' || r == '\t' || r >= 0x20 && r <= 0xD7FF || r >= 0xE000 && r <= 0xFFFD || r >= 0x10000 && r <= 0x10FFFF:
+			b.WriteRune(r)
+		default:
+			b.WriteRune('\uFFFD')
+		}
+	}
+	return b.String()
+}
 
 // seconds says a duration as JUnit's time attributes do.
 func seconds(d time.Duration) string { return fmt.Sprintf("%.3f", d.Seconds()) }
@@ -221,15 +257,15 @@ func writeJUnit(w io.Writer, name string, suites []suite) error {
 	var total time.Duration
 	for _, s := range suites {
 		js := junitSuite{Name: s.Name, Tests: len(s.Outcomes), Failures: s.count(statusFail), Errors: s.count(statusError),
-			Skipped: s.count(statusSkip), Time: seconds(s.Duration), SystemErr: s.Err}
+			Skipped: s.count(statusSkip), Time: seconds(s.Duration), SystemErr: textOf(s.Err)}
 		if !s.Start.IsZero() {
 			js.Timestamp = s.Start.UTC().Format("2006-01-02T15:04:05")
 		}
 		for _, o := range s.Outcomes {
-			jc := junitCase{Name: o.Name, Classname: s.class, Time: seconds(o.Duration), SystemOut: strings.Join(o.Notes, "\n")}
+			jc := junitCase{Name: o.Name, Classname: s.class, Time: seconds(o.Duration), SystemOut: textOf(strings.Join(o.Notes, "\n"))}
 			switch o.Status {
 			case statusFail, statusError:
-				jo := &junitOutcome{Text: problemsText(o)}
+				jo := &junitOutcome{Text: xmlText(problemsText(o))}
 				if len(o.Problems) > 0 {
 					jo.Message, _, _ = strings.Cut(o.Problems[0].Text, "\n")
 					jo.Type = string(o.Problems[0].Kind)

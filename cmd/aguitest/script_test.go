@@ -43,6 +43,7 @@ func TestScripts(t *testing.T) {
 	testscript.Run(t, testscript.Params{
 		Dir:           "testdata/script",
 		UpdateScripts: golden.Update(),
+		Cmds:          map[string]func(*testscript.TestScript, bool, []string){"junitcheck": junitcheck},
 		Setup: func(env *testscript.Env) error {
 			env.Setenv("NO_COLOR", "1")
 			return nil
