@@ -270,7 +270,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		s.mu.Lock()
 		s.refused++
 		s.mu.Unlock()
-		http.Error(w, fmt.Sprintf("aguitest replay: all %d recorded runs were served", len(s.runs)), http.StatusConflict)
+		http.Error(w, servedAll(len(s.runs)), http.StatusConflict)
 		return
 	}
 	opt := s.opt
@@ -282,6 +282,12 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	w.Header().Add("Vary", "Accept")
 	w.WriteHeader(http.StatusOK)
 	_ = Stream(r.Context(), w, run, opt)
+}
+
+// servedAll is the answer to a request after the last of n runs, as
+// "aguitest serve" (whose Handler this is) says it.
+func servedAll(n int) string {
+	return fmt.Sprintf("aguitest serve: all %s were served; --loop (Options.Loop) serves them again from the first", words.Count(n, "recorded run", "recorded runs"))
 }
 
 // Stream writes the run's events to w in opt.Encoding (server-sent events

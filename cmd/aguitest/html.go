@@ -104,6 +104,11 @@ type htmlBudget struct {
 	runsOut, lanesOut, marksOut, linesOut int
 	marks, lines                          int
 	runsIn                                int
+	// the inputs shown: how many, the first's name, their format, and
+	// their totals
+	inputs              int
+	first, format       string
+	events, runs, viols int
 }
 
 func newHTMLBudget(out string) *htmlBudget { return &htmlBudget{out: out} }
@@ -170,10 +175,19 @@ func (h *htmlRunBuilder) violation(row string, pos float64, label, title string)
 	}
 }
 
+// begin starts an input: the page is of the first, or of several.
 func (p *htmlBudget) begin(name, format string) {
 	p.name = name
-	p.page.Title = "aguitest show " + name
-	p.page.Summary = format
+	p.inputs++
+	if p.inputs == 1 {
+		p.first, p.format = name, format
+		p.page.Title = "aguitest show " + name
+	} else {
+		p.page.Title = fmt.Sprintf("aguitest show %s and %s", p.first, plural(p.inputs-1, "more file"))
+		if format != p.format {
+			p.format = "several formats"
+		}
+	}
 }
 
 func (p *htmlBudget) problem(s string) {
@@ -296,8 +310,13 @@ func (p *htmlBudget) done(b *runBuilder) {
 	b.html = nil
 }
 
+// end ends an input; the summary counts them all.
 func (p *htmlBudget) end(events, runs, violations int) {
-	p.page.Summary = fmt.Sprintf("%s, %s in %s, %s", p.page.Summary, plural(events, "event"), plural(runs, "run"), plural(violations, "violation"))
+	p.events, p.runs, p.viols = p.events+events, p.runs+runs, p.viols+violations
+	p.page.Summary = fmt.Sprintf("%s, %s in %s, %s", p.format, plural(p.events, "event"), plural(p.runs, "run"), plural(p.viols, "violation"))
+	if p.inputs > 1 {
+		p.page.Summary = plural(p.inputs, "file") + ": " + p.page.Summary
+	}
 	p.page.Bad = p.bad
 	if s := p.leftOut(); s != "" {
 		p.page.LeftOut = "This page is bounded" + s + ". aguitest show prints the whole transcript."

@@ -95,7 +95,7 @@ func TestServeUsage(t *testing.T) {
 		wantErr  string
 	}{
 		{"help", []string{"serve", "--help"}, 0, "Example:", ""},
-		{"no file", []string{"serve"}, 2, "", "want one FILE"},
+		{"no file", []string{"serve"}, 2, "", "want a FILE, DIR or PATTERN"},
 		{"missing file", []string{"serve", "nope.jsonl"}, 2, "", "nope.jsonl"},
 		{"not a recording", []string{"serve", "../../agui/testdata/streams/simple.jsonl"}, 2, "", "not an aguitest recording"},
 		{"negative speed", []string{"serve", "--speed", "-1", "x"}, 2, "", "must not be negative"},

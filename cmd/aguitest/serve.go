@@ -16,10 +16,14 @@ import (
 	"github.com/aguitest/aguitest/replay"
 )
 
-const serveUsage = `usage: aguitest serve [--addr 127.0.0.1:0] [--speed 1] [--loop] FILE
+const serveUsage = `usage: aguitest serve [--addr 127.0.0.1:0] [--speed 1] [--loop] FILE|DIR|PATTERN...
 
-Serves the runs of a recording as an AG-UI endpoint and prints its URL as
-the first line of standard output. Each POST receives the next recorded run
+Serves the runs of recordings as an AG-UI endpoint and prints its URL as
+the first line of standard output. A DIR stands for its *.jsonl files,
+sorted by name (the recorder's middleware writes one file per run, named
+by its start: they come in the order they ran), and a quoted PATTERN
+('recordings/20261201T*.jsonl') for the files it matches; the runs are
+served in the order of the files. Each POST receives the next recorded run
 (or the run whose runId the request names), with the recorded timing, in
 the encoding its Accept header asks for: protobuf frames
 (application/vnd.ag-ui.event+proto) when it prefers them, server-sent
@@ -35,6 +39,7 @@ Flags:
   --addr ADDR              listen address (default 127.0.0.1:0, a free loopback port)
   --speed X                timing: 1 as recorded (default), 2 twice as fast, 0 no waits
   --loop                   start again from the first run after the last
+                           (without it, a request after the last is answered 409)
   --allow-origin ORIGIN    let web pages of ORIGIN (http://localhost:3000) call it,
                            with CORS (repeatable; * allows every origin)
   --max-request-bytes N    refuse (413) request bodies larger than N bytes
@@ -44,6 +49,7 @@ Example:
   $ aguitest serve prod-run.jsonl
   http://127.0.0.1:40123/
   $ curl -sN -H 'Accept: text/event-stream' -X POST http://127.0.0.1:40123/ -d '{}' | aguitest verify -
+  $ aguitest serve --speed 0 recordings/     # the middleware's directory, a run per POST
 
 Exit codes: 0 after a clean shutdown, 2 bad usage or an unreadable recording,
 130 interrupted (SIGINT, SIGTERM) before serving.
@@ -69,29 +75,17 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	if code := parseFlags(fs, args, serveUsage, stdout, stderr); code >= 0 {
 		return code
 	}
-	if fs.NArg() != 1 {
-		fmt.Fprintf(stderr, "aguitest serve: want one FILE, got %s\n\n%s", plural(fs.NArg(), "argument"), serveUsage)
+	if fs.NArg() == 0 {
+		fmt.Fprintf(stderr, "aguitest serve: want a FILE, DIR or PATTERN of recordings\n\n%s", serveUsage)
 		return 2
 	}
 	if *speed < 0 {
 		fmt.Fprintf(stderr, "aguitest serve: --speed must not be negative\n")
 		return 2
 	}
-	rec, err := loadRecording(ctx, fs.Arg(0))
-	if err == errInterrupted {
-		fmt.Fprintf(stderr, "aguitest serve: interrupted while reading %s\n", fs.Arg(0))
-		return exitInterrupted
-	}
-	if err != nil {
-		fmt.Fprintf(stderr, "aguitest serve: %v\n", err)
-		return 2
-	}
-	for _, p := range rec.Problems {
-		fmt.Fprintf(stderr, "aguitest serve: warning: %v\n", p)
-	}
-	if len(rec.Runs) == 0 {
-		fmt.Fprintf(stderr, "aguitest serve: %s holds no runs\n", fs.Arg(0))
-		return 2
+	rec, name, code := loadRecordings(ctx, fs.Args(), stderr)
+	if code >= 0 {
+		return code
 	}
 	warnNotLoopback(stderr, "serve", *addr)
 	ln, err := net.Listen("tcp", *addr)
@@ -109,7 +103,7 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	srv := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second}
 	go srv.Serve(ln)
 	fmt.Fprintf(stdout, "http://%s/\n", ln.Addr())
-	fmt.Fprintf(stderr, "aguitest serve: %s from %s\n", plural(len(rec.Runs), "run"), fs.Arg(0))
+	fmt.Fprintf(stderr, "aguitest serve: %s from %s\n", plural(len(rec.Runs), "run"), name)
 	<-ctx.Done()
 	shut, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
@@ -118,6 +112,41 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	}
 	fmt.Fprintf(stderr, "aguitest serve: %d of %s served\n", len(rec.Runs)-len(h.Unserved()), plural(len(rec.Runs), "run"))
 	return 0
+}
+
+// loadRecordings reads the recordings serve was given (files,
+// directories, patterns: see inputFiles), their runs in order, and names
+// them for its messages. It returns an exit code when it cannot go on,
+// having said why, and -1 otherwise.
+func loadRecordings(ctx context.Context, args []string, stderr io.Writer) (*replay.Recording, string, int) {
+	files, err := inputFiles(args, recordingExts)
+	if err != nil {
+		fmt.Fprintf(stderr, "aguitest serve: %v\n", err)
+		return nil, "", 2
+	}
+	all := &replay.Recording{}
+	for _, file := range files {
+		rec, err := loadRecording(ctx, file)
+		if err == errInterrupted {
+			fmt.Fprintf(stderr, "aguitest serve: interrupted while reading %s\n", file)
+			return nil, "", exitInterrupted
+		}
+		if err != nil {
+			fmt.Fprintf(stderr, "aguitest serve: %v\n", err)
+			return nil, "", 2
+		}
+		all.Runs = append(all.Runs, rec.Runs...)
+		all.Problems = append(all.Problems, rec.Problems...)
+	}
+	name := inputsName(args, files)
+	for _, p := range all.Problems {
+		fmt.Fprintf(stderr, "aguitest serve: warning: %v\n", p)
+	}
+	if len(all.Runs) == 0 {
+		fmt.Fprintf(stderr, "aguitest serve: %s holds no runs\n", name)
+		return nil, "", 2
+	}
+	return all, name, -1
 }
 
 // warnNotLoopback warns when addr is not a loopback address.

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -13,11 +14,15 @@ import (
 	"github.com/aguitest/aguitest/agui"
 )
 
-const showUsage = `usage: aguitest show [--profile strict|reference] [--html OUT] [--messages] FILE
+const showUsage = `usage: aguitest show [--profile strict|reference] [--html OUT] [--messages] FILE|DIR|PATTERN...
 
 Prints a readable transcript of a recording or an AG-UI stream (a JSON
 array, JSON Lines, server-sent events or protobuf frames; "-" reads
-standard input): each run, each message as the client holds it (text
+standard input), one file after another: a DIR stands for its *.jsonl,
+*.json, *.sse and *.pb files sorted by name (the recorder's middleware
+writes one file per run, named by its start: they come in the order they
+ran), and a quoted PATTERN ('recordings/20261201T*.jsonl') for the files
+it matches. It shows each run, each message as the client holds it (text
 streamed under one id in several spans is one message), each tool call
 with its arguments joined, the message the client put it in and its
 result, state changes and errors, in the order they started. Calls
@@ -73,12 +78,16 @@ func cmdShow(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "aguitest show: %v\n", err)
 		return 2
 	}
-	if fs.NArg() != 1 {
-		fmt.Fprintf(stderr, "aguitest show: want one FILE, got %s\n\n%s", plural(fs.NArg(), "argument"), showUsage)
+	if fs.NArg() == 0 {
+		fmt.Fprintf(stderr, "aguitest show: want a FILE, DIR or PATTERN\n\n%s", showUsage)
 		return 2
 	}
-	name := fs.Arg(0)
-	if *messages && *htmlOut != "" && name == "-" {
+	names, err := inputFiles(fs.Args(), streamExts)
+	if err != nil {
+		fmt.Fprintf(stderr, "aguitest show: %v\n", err)
+		return 2
+	}
+	if *messages && *htmlOut != "" && slices.Contains(names, "-") {
 		fmt.Fprintf(stderr, "aguitest show: --messages with --html reads FILE twice: give a file, not standard input\n")
 		return 2
 	}
@@ -92,28 +101,33 @@ func cmdShow(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		defer f.Close()
 		page = newHTMLBudget(*htmlOut)
 	}
-	if *messages {
-		// The messages a client holds are as large as what it was sent:
-		// --messages reads the input whole.
-		src, err := readSource(name, stdin, p)
-		if err != nil {
-			fmt.Fprintf(stderr, "aguitest show: %v\n", err)
-			return 2
+	for i, name := range names {
+		if *messages {
+			// The messages a client holds are as large as what it was
+			// sent: --messages reads the input whole.
+			src, err := readSource(name, stdin, p)
+			if err != nil {
+				fmt.Fprintf(stderr, "aguitest show: %v\n", err)
+				return 2
+			}
+			assemble(src)
+			if err := writeMessages(stdout, src); err != nil {
+				fmt.Fprintf(stderr, "aguitest show: %v\n", err)
+				return 2
+			}
 		}
-		assemble(src)
-		if err := writeMessages(stdout, src); err != nil {
-			fmt.Fprintf(stderr, "aguitest show: %v\n", err)
-			return 2
-		}
-	}
-	if !*messages || page != nil {
-		var sink runSink = pageOnly{page}
-		if !*messages {
-			sink = &transcript{w: stdout, pal: colorFor(stdout), page: page}
-		}
-		if err := showInput(name, stdin, p, sink, page); err != nil {
-			fmt.Fprintf(stderr, "aguitest show: %v\n", err)
-			return 2
+		if !*messages || page != nil {
+			var sink runSink = pageOnly{page}
+			if !*messages {
+				if i > 0 {
+					fmt.Fprintln(stdout)
+				}
+				sink = &transcript{w: stdout, pal: colorFor(stdout), page: page}
+			}
+			if err := showInput(name, stdin, p, sink, page); err != nil {
+				fmt.Fprintf(stderr, "aguitest show: %v\n", err)
+				return 2
+			}
 		}
 	}
 	if page != nil {

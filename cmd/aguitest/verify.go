@@ -9,9 +9,7 @@ import (
 	"io"
 	"iter"
 	"os"
-	"path/filepath"
 	"slices"
-	"sort"
 	"sync"
 
 	"github.com/aguitest/aguitest/agui"
@@ -19,14 +17,15 @@ import (
 	"github.com/aguitest/aguitest/recorder"
 )
 
-const verifyUsage = `usage: aguitest verify [--profile strict|reference] [--allow RULE,...] [--enable RULE,...] [--json] FILE|DIR...
+const verifyUsage = `usage: aguitest verify [--profile strict|reference] [--allow RULE,...] [--enable RULE,...] [--json] FILE|DIR|PATTERN...
 
 Checks AG-UI streams as the reference client reads them. A FILE is a
 server-sent event stream (a response body), a stream of protobuf frames
 (application/vnd.ag-ui.event+proto), a JSON array of events, JSON Lines of
 events, or a recording made by aguitest record or the recorder package
 (detected); "-" reads standard input. A DIR stands for its *.jsonl, *.json,
-*.sse and *.pb files, sorted. Every violation is printed with the file,
+*.sse and *.pb files, sorted, and a quoted PATTERN ('recordings/*.jsonl')
+for the files it matches. Every violation is printed with the file,
 line, event number (from 1; --json gives "index", from 0), rule, ids and
 message; each run of a recording is verified on its own, with its
 request's history, HTTP status and Content-Type, and lines of a recording
@@ -138,7 +137,7 @@ func cmdVerify(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	status := 0
 	enc := json.NewEncoder(stdout)
 	enc.SetEscapeHTML(false)
-	names, err := expandDirs(fs.Args())
+	names, err := inputFiles(fs.Args(), streamExts)
 	if err != nil {
 		fmt.Fprintf(stderr, "aguitest verify: %v\n", err)
 		return 2
@@ -315,31 +314,6 @@ func verifyFile(name string, stdin io.Reader, stderr io.Writer, opt agui.Options
 
 // plural returns n and word, with an s unless n is 1.
 func plural(n int, word string) string { return words.Count(n, word, word+"s") }
-
-// expandDirs replaces each directory by the stream and recording files in
-// it, sorted. A directory without any is an error: nothing verified is not
-// a pass.
-func expandDirs(names []string) ([]string, error) {
-	var out []string
-	for _, name := range names {
-		fi, err := os.Stat(name)
-		if name == "-" || err != nil || !fi.IsDir() {
-			out = append(out, name)
-			continue
-		}
-		var files []string
-		for _, pat := range []string{"*.jsonl", "*.json", "*.sse", "*.pb"} {
-			m, _ := filepath.Glob(filepath.Join(name, pat))
-			files = append(files, m...)
-		}
-		if len(files) == 0 {
-			return nil, fmt.Errorf("%s: no *.jsonl, *.json or *.sse files to verify", name)
-		}
-		sort.Strings(files)
-		out = append(out, files...)
-	}
-	return out, nil
-}
 
 // recordedRun is what verify keeps of a run of a recording in progress.
 type recordedRun struct {
