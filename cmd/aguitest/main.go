@@ -12,7 +12,7 @@
 //	show       print a transcript of a recording or stream; --html writes a timeline page,
 //	           --messages the messages and state the client holds after each run
 //	diff       compare two recordings or streams after normalisation
-//	serve      serve a recording as an AG-UI endpoint
+//	serve      serve recordings (files, a directory of them, patterns) as an AG-UI endpoint
 //	record     a recording proxy in front of an AG-UI server
 //	llm serve  serve a scripted fake LLM on every provider wire (OpenAI, Anthropic, Gemini)
 //	llm record a recording proxy in front of an LLM provider
@@ -23,6 +23,9 @@
 //	test       run a file of cases against an AG-UI agent in any language
 //
 // "aguitest <command> --help" prints a command's flags and an example.
+// Flags go before or after a command's arguments ("--" ends them).
+// explore, conform and test take the agent under test, its checks and
+// their machine reports (--json FILE, --junit FILE) by the same flags.
 // Errors go to standard error and name the file and line. Colour is used
 // only when standard output is a terminal and NO_COLOR is not set.
 //
@@ -55,7 +58,7 @@ func commands() []command {
 		{"show", "print a transcript of a recording or stream (--html: a timeline; --messages: the client's messages and state)", cmdShow},
 		{"diff", "compare two recordings or streams after normalisation", cmdDiff},
 		{"llm", "a scripted, recorded or replayed LLM on every provider wire (llm serve|record|replay)", cmdLLM},
-		{"serve", "serve a recording as an AG-UI endpoint", cmdServe},
+		{"serve", "serve recordings (files, directories, patterns) as an AG-UI endpoint", cmdServe},
 		{"record", "record runs through a proxy to an AG-UI server", cmdRecord},
 		{"explore", "run a script against an agent under many stream shapes; shrink a failure", cmdExplore},
 		{"conform", "run the conformance battery against an AG-UI server", cmdConform},
