@@ -15,9 +15,10 @@ import (
 
 // agentFlags are the flags by which explore, conform and test take the
 // agent under test, say how to check it and where to report: one set,
-// the same in the three commands, registered by add and documented by
-// help from one list (flags). A flag for the three commands is a field
-// and an entry of that list.
+// the same in the three commands, registered by newAgentFlags and
+// documented by agentHelp from one list (flags). A flag for the three
+// commands is a field and a line of that list; a test holds each
+// command's usage to its flag set.
 type agentFlags struct {
 	cmd, url, llm, dir, path string
 	startTimeout, timeout    time.Duration
@@ -75,7 +76,7 @@ func (a *agentFlags) flags() []agentFlag {
 
 // newAgentFlags registers the set on fs.
 func newAgentFlags(fs *flag.FlagSet, d agentDefaults) *agentFlags {
-	a := &agentFlags{path: "/", def: d}
+	a := &agentFlags{path: "/", allow: commaList(), enable: commaList(), def: d}
 	for _, f := range a.flags() {
 		fs.Var(f.value, f.name, f.help)
 	}
@@ -107,9 +108,23 @@ func agentHelp(d agentDefaults) string {
 	var b strings.Builder
 	b.WriteString("The agent, its checks and the reports (the same in explore, conform and test;\nflags go before or after the arguments):\n")
 	for _, f := range (&agentFlags{def: d}).flags() {
-		fmt.Fprintf(&b, "  %-*s%s\n", helpColumn-2, "--"+f.name+" "+f.arg, strings.ReplaceAll(f.help, "\n", "\n"+strings.Repeat(" ", helpColumn)))
+		name := "--" + f.name
+		if f.arg != "" {
+			name += " " + f.arg
+		}
+		b.WriteString(helpLine(name, f.help))
 	}
 	return b.String()
+}
+
+// helpLine is a flag's entry in a usage: the flag, its help from
+// helpColumn on (on the next line when the flag is too long for it).
+func helpLine(flag, help string) string {
+	indent := strings.Repeat(" ", helpColumn)
+	if len(flag) > helpColumn-4 {
+		flag += "\n" + indent // the help on a line of its own
+	}
+	return fmt.Sprintf("  %-*s%s\n", helpColumn-2, flag, strings.ReplaceAll(help, "\n", "\n"+indent))
 }
 
 // value is the flag.Value of a variable, as package flag registers one

@@ -137,3 +137,60 @@ func TestListFlag(t *testing.T) {
 	assert.Equal(t, []string{"r1", "r2", "r3"}, rules.values)
 	assert.Equal(t, "r1,r2,r3", rules.String())
 }
+
+// Whatever the arguments, parseFlags does not panic, keeps the arguments
+// in their order, and sets the flags as package flag does when they all
+// come first.
+func FuzzParseFlags(f *testing.F) {
+	f.Add("a\x00--json\x00b")
+	f.Add("--n\x003\x00-\x00--\x00--json")
+	f.Add("--s\x00--\x00x\x00--json")
+	f.Fuzz(func(t *testing.T, joined string) {
+		args := strings.Split(joined, "\x00")
+		newFS := func() (*flag.FlagSet, *bool, *int, *string) {
+			fs := flag.NewFlagSet("x", flag.ContinueOnError)
+			fs.SetOutput(io.Discard)
+			return fs, fs.Bool("json", false, ""), fs.Int("n", 0, ""), fs.String("s", "", "")
+		}
+		fs, j, n, s := newFS()
+		if parseFlags(fs, args, "", io.Discard, io.Discard) != -1 {
+			return
+		}
+		pos := fs.Args()
+		// The same flags, first, then the arguments after "--": the
+		// flags are what is left of args without the arguments (told
+		// apart when each is there once).
+		flags := slices.Clone(args)
+		for _, p := range pos {
+			i := slices.Index(flags, p)
+			if i < 0 {
+				t.Fatalf("argument %q is not among %q", p, args)
+			}
+			if slices.Index(flags[i+1:], p) >= 0 {
+				return
+			}
+			flags = slices.Delete(flags, i, i+1)
+		}
+		fs2, j2, n2, s2 := newFS()
+		if err := fs2.Parse(flags); err != nil || fs2.NArg() > 0 {
+			t.Fatalf("%q: the flags alone, %q, do not parse: %v, arguments %q", args, flags, err, fs2.Args())
+		}
+		if *j != *j2 || *n != *n2 || *s != *s2 {
+			t.Errorf("%q: got json=%v n=%d s=%q, flags first give %v %d %q", args, *j, *n, *s, *j2, *n2, *s2)
+		}
+	})
+}
+
+// A flag whose name and value are too long for the help's column has its
+// help on the next line, at the column.
+func TestAgentHelpLongFlag(t *testing.T) {
+	var b strings.Builder
+	indent := strings.Repeat(" ", helpColumn)
+	for _, f := range []agentFlag{{"client-behaviour", "NAME", nil, "what the client does\nafter a failed tool"}, {"path", "PATH", nil, "the path"}} {
+		name := "--" + f.name + " " + f.arg
+		b.WriteString(helpLine(name, f.help))
+	}
+	assert.Equal(t, "  --client-behaviour NAME\n"+indent+"what the client does\n"+indent+"after a failed tool\n"+
+		"  --path PATH         the path\n", b.String())
+	assert.Equal(t, map[string]bool{"client-behaviour": true, "path": true}, usageFlags(b.String()))
+}

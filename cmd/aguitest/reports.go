@@ -59,7 +59,7 @@ func outcomeOf(rep harness.Report, took time.Duration) outcome {
 		o.Notes = append(o.Notes, "explored under "+rep.Exploration.String())
 	}
 	switch {
-	case rep.Result == nil && len(rep.Problems) > 0 && rep.Problems[0].Kind == harness.ProblemCase:
+	case notStarted(rep.Result, rep.Problems):
 		o.Status = statusError
 	case rep.Failed():
 		o.Status = statusFail
@@ -67,10 +67,16 @@ func outcomeOf(rep harness.Report, took time.Duration) outcome {
 	return o
 }
 
+// notStarted reports whether a case's problems say it could not run at
+// all (its agent did not start): an error in the reports, not a failure.
+func notStarted(res *harness.Result, problems []harness.Problem) bool {
+	return res == nil && len(problems) > 0 && problems[0].Kind == harness.ProblemCase
+}
+
 // scenarioOutcome is the outcome of a conform scenario.
 func scenarioOutcome(r conform.Result) outcome {
 	o := outcome{Name: r.Name, Status: string(r.Status), Reason: r.Reason, Problems: r.Problems, Notes: r.Notes, Duration: r.Duration}
-	if r.Status == conform.Fail && r.Harness.Result == nil && len(r.Problems) > 0 && r.Problems[0].Kind == harness.ProblemCase {
+	if r.Status == conform.Fail && notStarted(r.Harness.Result, r.Problems) {
 		o.Status = statusError
 	}
 	return o

@@ -273,3 +273,49 @@ func junitcheck(ts *testscript.TestScript, neg bool, args []string) {
 		ts.Fatalf("%s: the schema holds", args[0])
 	}
 }
+
+// Whatever text a report holds (an agent's output quoted in a problem,
+// names, notes), the JUnit report is well-formed, holds to the schema and
+// reads back as that text, what XML cannot carry replaced by U+FFFD.
+func FuzzJUnit(f *testing.F) {
+	f.Add("case", "run 1: <&> ]]> \"q\"\nline 2\r\n\ttab", "note\x1b[0m", "\x00\xff")
+	f.Fuzz(func(t *testing.T, name, problem, note, reason string) {
+		suites := []suite{{Name: name, class: name, Outcomes: []outcome{
+			{Name: name, Status: statusFail, Problems: []harness.Problem{{Kind: harness.ProblemRun, Text: problem}}, Notes: []string{note}},
+			{Name: name, Status: statusSkip, Reason: reason},
+		}}}
+		var b bytes.Buffer
+		if err := writeJUnit(&b, name, suites); err != nil {
+			t.Fatal(err)
+		}
+		doc, err := checkJUnit(b.Bytes())
+		if err != nil {
+			t.Fatalf("%v\n%s", err, b.String())
+		}
+		c := doc.Suites[0].Cases
+		if got, want := c[0].Failure[0].Text, readable(problem+"\n"); got != want {
+			t.Errorf("the failure reads back as %q, want %q", got, want)
+		}
+		if got, want := c[0].SystemOut, readable(note); got != want {
+			t.Errorf("the notes read back as %q, want %q", got, want)
+		}
+		if got, want := doc.Suites[0].Name, readable(name); got != want && strings.ReplaceAll(got, "\n", " ") != strings.ReplaceAll(want, "\n", " ") {
+			t.Errorf("the name reads back as %q, want %q", got, want)
+		}
+	})
+}
+
+// readable is s as an XML reader gets it back: what XML cannot carry
+// replaced by U+FFFD, and line ends normalised to "\n" (XML's rule for
+// text; "&#xD;" keeps a carriage return).
+func readable(s string) string {
+	var b strings.Builder
+	for _, r := range s {
+		if r == '\n' || r == '\t' || r == '\r' || r >= 0x20 && r <= 0xD7FF || r >= 0xE000 && r <= 0xFFFD || r >= 0x10000 && r <= 0x10FFFF {
+			b.WriteRune(r)
+		} else {
+			b.WriteRune('\uFFFD')
+		}
+	}
+	return b.String()
+}
