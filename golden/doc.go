@@ -79,20 +79,31 @@
 //
 // A golden file is dir/name.golden ([Path]), normally under testdata.
 // [Check] compares new golden text with the file; with update set it
-// rewrites the file first. It writes that one file and removes nothing,
-// whatever the flags: goldie's -clean, which empties the folder (fuzz
-// corpus and all), does not apply. [Update] reads the -update flag, so
-// "go test ./... -update" rewrites the goldens of every test that passes
-// Update() to Check (GOLDIE_UPDATE=1 does the same). The flag is goldie's
-// (github.com/sebdah/goldie/v2), registered in test binaries by the
-// harness package, which imports goldie; a test package that uses golden
-// without the harness imports goldie itself:
+// rewrites the file first. It writes that one file and removes nothing.
+// [Update] reads the -update flag, so "go test ./... -update" rewrites the
+// goldens of every test that passes Update() to Check (GOLDIE_UPDATE=1 in
+// the environment does the same). Every test binary that links this
+// package (or the harness) has the flag, with no import of its own: it is
+// registered when the binary is built by "go test", and in no other
+// program, so the aguitest command and production programs that import
+// this package have no test flags; this package links neither the testing
+// package nor goldie.
 //
-//	import _ "github.com/sebdah/goldie/v2" // registers -update
+// goldie (github.com/sebdah/goldie/v2) is not used to store these files:
+// it needs a testing.TB, which "aguitest test --update" writes goldens
+// without, and it registers -update, -clean and -template when it is
+// linked, in every program. A test package that imports goldie too gets
+// two registrations of -update, and Go's flag package panics at the start
+// ("flag redefined: update"): keep goldie's tests in another package.
 //
-// This package registers no flag and links neither goldie nor the testing
-// package, so programs that import it (the aguitest command) have no test
-// flags. A missing file fails with a hint to run with -update; a mismatch
+// In a repository where some packages do not use aguitest, "go test ./...
+// -update" fails in those ("flag provided but not defined: -update", as
+// for any flag a test binary does not know); name the packages that keep
+// goldens (go test ./agent/... -update), or set the variable instead:
+//
+//	GOLDIE_UPDATE=1 go test ./...
+//
+// A missing file fails with a hint to run with -update; a mismatch
 // reports each differing event ([Compare], [Report]): its number (from 1,
 // the golden's line), type and ids, its two golden lines (-want +got), and
 // each value that differs, by its path:

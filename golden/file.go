@@ -3,13 +3,13 @@ package golden
 import (
 	"bytes"
 	"errors"
-	"flag"
 	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
 
+	"github.com/aguitest/aguitest/internal/testflags"
 	"github.com/aguitest/aguitest/internal/words"
 )
 
@@ -42,25 +42,12 @@ func (e *MismatchError) Error() string {
 }
 
 // Update reports whether golden files should be rewritten: the value of
-// the -update flag, "go test ./... -update". Test binaries get the flag
-// from goldie (github.com/sebdah/goldie/v2), which the harness package
-// imports; a test package that uses this package without the harness
-// imports goldie for it (import _ "github.com/sebdah/goldie/v2"). goldie
-// takes its default from the GOLDIE_UPDATE environment variable. In a
-// binary without the flag, such as the aguitest command, Update reports
-// false.
-func Update() bool {
-	f := flag.Lookup("update")
-	if f == nil {
-		return false
-	}
-	g, ok := f.Value.(flag.Getter)
-	if !ok {
-		return false
-	}
-	b, _ := g.Get().(bool)
-	return b
-}
+// the -update flag, "go test ./... -update", or GOLDIE_UPDATE=1 in the
+// environment. Every test binary that links this package has the flag
+// (registered only in test binaries; see the package documentation); in
+// another program, such as the aguitest command, Update reports false
+// unless the variable is set.
+func Update() bool { return testflags.Update() }
 
 // Path returns the golden file of name in dir: dir/name.golden.
 func Path(dir, name string) string {
@@ -75,9 +62,7 @@ func Path(dir, name string) string {
 // are environment failures (reading, writing, a golden file that does not
 // parse, with its line).
 //
-// Check writes one file and never removes any: goldie's -clean flag, which
-// would empty dir first (a testdata folder with its fuzz corpus), has no
-// effect on it.
+// Check writes one file and never removes any.
 //
 // Tests usually pass Update() as update, so that "go test ./... -update"
 // rewrites every golden.

@@ -83,8 +83,8 @@ func TestMismatchError(t *testing.T) {
 	}
 }
 
-// TestUpdateFlag checks that Update reads the -update flag goldie
-// registers, the one "go test ./... -update" sets.
+// TestUpdateFlag checks that Update reads the -update flag that every test
+// binary linking this package has, the one "go test ./... -update" sets.
 func TestUpdateFlag(t *testing.T) {
 	f := flag.Lookup("update")
 	if f == nil {

@@ -113,9 +113,10 @@
 // same seed gives the same plans on every machine. [Report].Exploration
 // holds what was explored; under Run, "go test -v" logs it.
 //
-// A test binary that imports package harness/testflags takes the budget
-// and seed of every explored case from the command line, so that CI runs
-// a small budget and a nightly job a large one:
+// A test binary takes the budget and seed of every explored case from the
+// command line (the flags are registered in every test binary that links
+// the harness, and in no other program), so that CI runs a small budget
+// and a nightly job a large one:
 //
 //	go test -run TestAgent -args -aguitest.explore=500 -aguitest.seed=7
 //

@@ -2,17 +2,16 @@ package harness
 
 import (
 	"context"
-	"flag"
 	"fmt"
 	"runtime"
 	"slices"
-	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
 
 	"github.com/aguitest/aguitest/golden"
+	"github.com/aguitest/aguitest/internal/testflags"
 	"github.com/aguitest/aguitest/internal/words"
 	"github.com/aguitest/aguitest/scripted"
 )
@@ -49,8 +48,8 @@ import (
 //
 //	go test -run TestAgent -args -aguitest.explore=500 -aguitest.seed=7
 //
-// A test binary has them when one of its files imports package
-// harness/testflags.
+// Every test binary that links the harness has them (package
+// internal/testflags registers them, in test binaries only).
 type Explore struct {
 	// Plans is how many plans to run besides the case's own: the matrix
 	// first (about forty plans, fewer for a script that does not need
@@ -76,11 +75,11 @@ const (
 )
 
 // The flags of a test binary that override Explore.Plans and Explore.Seed
-// of every explored case. Package harness/testflags registers them; the
-// harness reads them, when they are registered, with flag.Lookup.
+// of every explored case. They are registered in every test binary that
+// links the harness, and in no other program.
 const (
-	FlagPlans = "aguitest.explore"
-	FlagSeed  = "aguitest.seed"
+	FlagPlans = testflags.PlansName
+	FlagSeed  = testflags.SeedName
 )
 
 // Exploration is what exploring a case found (Report.Exploration).
@@ -142,10 +141,10 @@ func (o Options) exploreOf(c Case) *Explore {
 	if e.Seed == 0 {
 		e.Seed = 1
 	}
-	if n, ok := flagUint(FlagPlans); ok && n > 0 {
+	if n, ok := testflags.Plans(); ok && n > 0 {
 		e.Plans = int(n)
 	}
-	if n, ok := flagUint(FlagSeed); ok && n > 0 {
+	if n, ok := testflags.Seed(); ok && n > 0 {
 		e.Seed = n
 	}
 	if e.ShrinkRuns <= 0 {
@@ -155,16 +154,6 @@ func (o Options) exploreOf(c Case) *Explore {
 		e.Parallel = runtime.GOMAXPROCS(0)
 	}
 	return &e
-}
-
-// flagUint returns the value of a registered flag that was set.
-func flagUint(name string) (uint64, bool) {
-	f := flag.Lookup(name)
-	if f == nil {
-		return 0, false
-	}
-	n, err := strconv.ParseUint(f.Value.String(), 10, 64)
-	return n, err == nil
 }
 
 // planRun is one run of a case under a script.

@@ -4,10 +4,10 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/sebdah/goldie/v2"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/aguitest/aguitest/internal/textgolden"
 	"github.com/aguitest/aguitest/scripted"
 )
 
@@ -101,8 +101,7 @@ func TestExploreSameEverywhere(t *testing.T) {
 	for _, v := range scripted.Explore(twoCalls(), nil, 1, 100) {
 		b.WriteString(v.String() + "\n")
 	}
-	g := goldie.New(t, goldie.WithFixtureDir("testdata/explore"))
-	g.Assert(t, "seed-1", []byte(b.String()))
+	textgolden.Check(t, "testdata/explore", "seed-1", []byte(b.String()))
 }
 
 // TestExploreMatrixHasTheBugShapes: the matrix holds the stream shapes of

@@ -4,6 +4,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"testing"
 
@@ -38,8 +39,10 @@ func TestNoTestOnlyCodeInTheCommand(t *testing.T) {
 }
 
 // TestUpdateFlagInEveryTestBinary: "go test ./... -update" needs every test
-// binary of the module to know -update, which goldie registers: a package
-// whose tests do not use the harness imports goldie in an update_test.go.
+// binary of the module to know -update, from one place: internal/testflags,
+// which golden and harness import, or, in a package whose tests link
+// neither, goldie (imported in its update_test.go). Never both: two
+// registrations of -update panic at the binary's start.
 func TestUpdateFlagInEveryTestBinary(t *testing.T) {
 	out, err := exec.Command(goCommand(t), "list", "-test", "-f", `{{.ImportPath}}{{"\t"}}{{join .Deps " "}}`, "github.com/aguitest/aguitest/...").Output()
 	require.NoError(t, err, "go list: %s", out)
@@ -50,16 +53,19 @@ func TestUpdateFlagInEveryTestBinary(t *testing.T) {
 			continue
 		}
 		binaries++
-		assert.Contains(t, strings.Fields(deps), "github.com/sebdah/goldie/v2", "%s does not register -update", pkg)
+		d := strings.Fields(deps)
+		ours := slices.Contains(d, "github.com/aguitest/aguitest/internal/testflags")
+		goldie := slices.Contains(d, "github.com/sebdah/goldie/v2")
+		assert.True(t, ours != goldie, "%s: -update registered by internal/testflags: %v, by goldie: %v (want exactly one)", pkg, ours, goldie)
 	}
 	assert.Greater(t, binaries, 10, "test binaries listed")
 }
 
 // TestLibraryImports: the library packages link only what they need: no
 // provider SDK, OpenTelemetry or Google auth (the examples' and the
-// provider bridges' dependencies), and no testing or goldie (a test binary
-// registers -update itself), so that they run in production and in the
-// command.
+// provider bridges' dependencies), and no testing or goldie (their flags
+// are registered by internal/testflags in test binaries only), so that
+// they run in production and in the command.
 func TestLibraryImports(t *testing.T) {
 	libs := []string{"agui", "scripted", "recorder", "replay", "golden", "harness", "agent", "clock"}
 	forbidden := []string{

@@ -7,14 +7,13 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/sebdah/goldie/v2"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/aguitest/aguitest/agui"
 	"github.com/aguitest/aguitest/examples/bugs"
 	"github.com/aguitest/aguitest/harness"
-	_ "github.com/aguitest/aguitest/harness/testflags"
+	"github.com/aguitest/aguitest/internal/textgolden"
 	"github.com/aguitest/aguitest/scripted"
 )
 
@@ -131,8 +130,7 @@ func TestBugsAreCaught(t *testing.T) {
 				}
 			}
 			require.True(t, explored, "exploration caught nothing:\n%s", out.String())
-			g := goldie.New(t, goldie.WithFixtureDir("testdata/failures"), goldie.WithNameSuffix(".txt"))
-			g.Assert(t, strings.NewReplacer("#", "-", "/", "-").Replace(string(b)), []byte(out.String()))
+			textgolden.Check(t, "testdata/failures", strings.NewReplacer("#", "-", "/", "-").Replace(string(b)), []byte(out.String()))
 		})
 	}
 }

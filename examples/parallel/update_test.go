@@ -1,7 +1,0 @@
-package parallel_test
-
-// testflags registers -update, so that "go test ./... -update" rewrites
-// the goldens of this package's cases (see golden.Update), and the
-// exploration budget and seed (-aguitest.explore, -aguitest.seed) of its
-// explored cases.
-import _ "github.com/aguitest/aguitest/harness/testflags"
