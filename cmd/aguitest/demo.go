@@ -137,6 +137,11 @@ func (d *demo) fail(err error) int {
 func (d *demo) run() int {
 	fmt.Fprintf(d.stdout, "aguitest demo: the task-board agent (examples/taskboard) against a scripted LLM, on loopback\n")
 	fmt.Fprintf(d.stdout, "writing to %s\n\n", d.dir)
+	fmt.Fprintf(d.stdout, "The AG-UI events, as the client reads them: one line each, but for fragments:\n")
+	fmt.Fprintf(d.stdout, "  \"  ID: text\"     a message's text deltas (TEXT_MESSAGE_CONTENT), joined on one line\n")
+	fmt.Fprintf(d.stdout, "  \"→ CALL NAME …\"  a fragment of a call's arguments (TOOL_CALL_ARGS); the three calls stream interleaved\n")
+	fmt.Fprintf(d.stdout, "  \"← CALL …\"       the tool's result (TOOL_CALL_RESULT), a message of its own: its id takes a number,\n")
+	fmt.Fprintf(d.stdout, "                   so the next text message's id skips the results' ids\n\n")
 
 	recPath := filepath.Join(d.dir, "recording.jsonl")
 	w, err := recorder.Create(recPath, recorder.Header{Source: "aguitest demo"})
@@ -313,7 +318,7 @@ func (d *demo) print(e agui.Event) {
 	case agui.ToolCallEnd:
 		s = "TOOL_CALL_END " + e.ToolCallID()
 	case agui.ToolCallResult:
-		s = "← " + e.ToolCallID() + " " + stringField(e, "content")
+		s = "← " + e.ToolCallID() + " (message " + e.MessageID() + ") " + stringField(e, "content")
 	case agui.StateDelta:
 		raw, _ := e.Field("delta")
 		s = "STATE_DELTA " + clip(compactJSON(raw), 160)
