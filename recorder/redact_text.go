@@ -58,7 +58,7 @@ var byteClass = func() (t [256]uint8) {
 	t['_'] |= clsIdent
 	t['-'] |= clsIdent
 	t['.'] |= clsIdent
-	for _, c := range "srAyGgxhne-" {
+	for _, c := range "-P" {
 		t[c] |= clsFormat
 	}
 	return t
@@ -66,10 +66,18 @@ var byteClass = func() (t [256]uint8) {
 
 func isAlnum(c byte) bool { return byteClass[c]&clsAlnum != 0 }
 
-// textSpans adds the spans of credentials found in b. In raw mode b is
-// JSON-escaped text (a JSON document, an SSE stream) and a backslash escape
-// separates words.
+// textSpans adds the spans of credentials found in b: the rules' (see
+// Rule), and what a scan of its words finds (values after credential
+// names, URL userinfo, bearer tokens, private key blocks, Discord bot
+// tokens). In raw mode b is JSON-escaped text (a JSON document, an SSE
+// stream) and a backslash escape separates words.
 func (rd *Redact) textSpans(b []byte, raw bool, spans []span) []span {
+	spans = rd.ruleSpans(b, spans)
+	return rd.wordSpans(b, raw, spans)
+}
+
+// wordSpans adds what the scan of b's words finds.
+func (rd *Redact) wordSpans(b []byte, raw bool, spans []span) []span {
 	fields := rd.on(DefaultFields)
 	userinfo := rd.on(DefaultUserinfo)
 	bearer := rd.on(DefaultBearer)
@@ -119,6 +127,11 @@ func (rd *Redact) textSpans(b []byte, raw bool, spans []span) []span {
 			continue
 		}
 		word := b[i:j]
+		if len(word) >= 50 && rd.on(DefaultDiscord) && discordToken(word) {
+			spans = append(spans, span{i, j})
+			i = j
+			continue
+		}
 		if fields && assigns(b, j) && mayBeCredential(word) && !rd.keptBytes(word) && credentialName(string(word), ctxText) {
 			if s, ok := valueAfter(b, j, raw); ok {
 				if byteClass[b[s.start]]&clsFormat != 0 {
@@ -329,175 +342,68 @@ func runOf(b []byte, i int, ok func(byte) bool) int {
 	return n
 }
 
-func tokenByte(c byte) bool     { return isAlnum(c) || c == '_' || c == '-' }
-func alnumByte(c byte) bool     { return isAlnum(c) }
-func upperAlnum(c byte) bool    { return 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' }
-func underAlnum(c byte) bool    { return isAlnum(c) || c == '_' }
-func slackHookByte(c byte) bool { return tokenByte(c) || c == '/' }
-
-// formatAt returns the length of a credential of a known shape starting
-// at b[i], or 0.
+// formatAt returns the length of a credential of a shape the rules cannot
+// bound starting at b[i] (a private key block, which may still be open
+// when a stream's text is cut), or 0.
 func (rd *Redact) formatAt(b []byte, i int) int {
+	if !rd.on(DefaultPrivateKey) {
+		return 0
+	}
 	rest := b[i:]
-	has := func(p string) bool { return bytes.HasPrefix(rest, []byte(p)) }
-	switch rest[0] {
-	case 's':
-		switch {
-		case has("sk-ant-"):
-			if rd.on(DefaultAnthropic) {
-				if n := runOf(b, i+7, tokenByte); n >= 20 {
-					return 7 + n
-				}
-			}
-			return 0
-		case has("sk-"):
-			if rd.on(DefaultOpenAI) {
-				if n := runOf(b, i+3, tokenByte); n >= 20 && randomLooking(b[i+3:i+3+n]) {
-					return 3 + n
-				}
-			}
-		case has("sk_live_"), has("sk_test_"):
-			if rd.on(DefaultStripe) {
-				if n := runOf(b, i+8, alnumByte); n >= 16 {
-					return 8 + n
-				}
-			}
-		}
-	case 'r':
-		if (has("rk_live_") || has("rk_test_")) && rd.on(DefaultStripe) {
-			if n := runOf(b, i+8, alnumByte); n >= 16 {
-				return 8 + n
-			}
-		}
-	case 'A':
-		switch {
-		case has("AIza"):
-			if rd.on(DefaultGoogle) {
-				if n := runOf(b, i+4, tokenByte); n >= 35 {
-					return 4 + n
-				}
-			}
-		case has("AKIA"), has("ASIA"):
-			if rd.on(DefaultAWS) {
-				if n := runOf(b, i+4, upperAlnum); n == 16 && (i+20 == len(b) || !isAlnum(b[i+20])) {
-					return 20
-				}
-			}
-		}
-	case 'y':
-		if has("ya29.") && rd.on(DefaultGoogle) {
-			if n := runOf(b, i+5, tokenByte); n >= 20 {
-				return 5 + n
-			}
-		}
-	case 'G':
-		if has("GOCSPX-") && rd.on(DefaultGoogle) {
-			if n := runOf(b, i+7, tokenByte); n >= 20 {
-				return 7 + n
-			}
-		}
-	case 'g':
-		switch {
-		case len(rest) > 4 && rest[1] == 'h' && bytes.IndexByte([]byte("pousr"), rest[2]) >= 0 && rest[3] == '_':
-			if rd.on(DefaultGitHub) {
-				if n := runOf(b, i+4, alnumByte); n >= 30 {
-					return 4 + n
-				}
-			}
-		case has("github_pat_"):
-			if rd.on(DefaultGitHub) {
-				if n := runOf(b, i+11, underAlnum); n >= 22 {
-					return 11 + n
-				}
-			}
-		case has("glpat-"):
-			if rd.on(DefaultGitLab) {
-				if n := runOf(b, i+6, tokenByte); n >= 20 {
-					return 6 + n
-				}
-			}
-		case has("gsk_"):
-			if rd.on(DefaultGroq) {
-				if n := runOf(b, i+4, alnumByte); n >= 40 {
-					return 4 + n
-				}
-			}
-		}
-	case 'x':
-		switch {
-		case len(rest) > 5 && has("xox") && bytes.IndexByte([]byte("abposre"), rest[3]) >= 0 && rest[4] == '-':
-			if rd.on(DefaultSlack) {
-				if n := runOf(b, i+5, tokenByte); n >= 10 {
-					return 5 + n
-				}
-			}
-		case has("xapp-"):
-			if rd.on(DefaultSlack) {
-				if n := runOf(b, i+5, tokenByte); n >= 10 {
-					return 5 + n
-				}
-			}
-		case has("xai-"):
-			if rd.on(DefaultXAI) {
-				if n := runOf(b, i+4, alnumByte); n >= 40 {
-					return 4 + n
-				}
-			}
-		}
-	case 'h':
-		switch {
-		case has("hf_"):
-			if rd.on(DefaultHuggingFace) {
-				if n := runOf(b, i+3, alnumByte); n >= 30 {
-					return 3 + n
-				}
-			}
-		case has("https://hooks.slack.com/"):
-			if rd.on(DefaultSlack) {
-				if n := runOf(b, i+24, slackHookByte); n >= 10 {
-					return 24 + n
-				}
-			}
-		}
-	case 'n':
-		if has("npm_") && rd.on(DefaultNPM) {
-			if n := runOf(b, i+4, alnumByte); n >= 36 {
-				return 4 + n
-			}
-		}
-	case 'e':
-		if has("eyJ") && rd.on(DefaultJWT) {
-			return jwtAt(b, i)
-		}
-	case '-':
-		if has("-----BEGIN ") && rd.on(DefaultPrivateKey) {
-			return privateKeyAt(b, i)
-		}
+	switch {
+	case rest[0] == '-' && bytes.HasPrefix(rest, []byte("-----BEGIN ")):
+		return privateKeyAt(b, i)
+	case rest[0] == 'P' && bytes.HasPrefix(rest, []byte("PuTTY-User-Key-File-")):
+		return puttyKeyAt(b, i)
 	}
 	return 0
 }
 
-// jwtAt returns the length of a JWT at b[i] (header.payload.signature,
-// header and payload JSON objects in base64url), or 0.
-func jwtAt(b []byte, i int) int {
-	isB64 := func(c byte) bool { return isAlnum(c) || c == '_' || c == '-' }
-	h := runOf(b, i, isB64)
-	if h < 10 || i+h >= len(b) || b[i+h] != '.' {
-		return 0
+// discordToken reports whether a word is a Discord bot token: the user
+// id in base64 (24 to 26 characters, starting M, N or O), a dot, 6
+// characters, a dot, 27 to 38 characters.
+func discordToken(w []byte) bool {
+	if w[0] != 'M' && w[0] != 'N' && w[0] != 'O' {
+		return false
 	}
-	p := i + h + 1
-	if !bytes.HasPrefix(b[p:], []byte("eyJ")) {
-		return 0
+	d1 := bytes.IndexByte(w, '.')
+	if d1 < 24 || d1 > 26 {
+		return false
 	}
-	n := runOf(b, p, isB64)
-	if n < 10 {
-		return 0
+	rest := w[d1+1:]
+	d2 := bytes.IndexByte(rest, '.')
+	if d2 != 6 {
+		return false
 	}
-	end := p + n
-	if end < len(b) && b[end] == '.' {
-		end += 1 + runOf(b, end+1, isB64)
+	tail := rest[7:]
+	if len(tail) < 27 || len(tail) > 38 || bytes.IndexByte(tail, '.') >= 0 {
+		return false
 	}
-	return end - i
+	b64 := func(p []byte) bool {
+		for _, c := range p {
+			if !isAlnum(c) && c != '_' && c != '-' {
+				return false
+			}
+		}
+		return true
+	}
+	return b64(w[:d1]) && b64(rest[:6]) && b64(tail) && hasLetterAndDigit(w[:d1])
+}
+
+// puttyKeyAt returns the length of a PuTTY private key file at b[i]
+// (through its Private-MAC or Private-Hash line, or to the end of b), or 0.
+func puttyKeyAt(b []byte, i int) int {
+	rest := b[i:]
+	for _, end := range []string{"Private-MAC:", "Private-Hash:"} {
+		if k := bytes.Index(rest, []byte(end)); k >= 0 {
+			e := k + len(end)
+			for e < len(rest) && rest[e] != '\n' && rest[e] != '\r' && rest[e] != '\\' && rest[e] != '"' {
+				e++
+			}
+			return e
+		}
+	}
+	return len(rest)
 }
 
 // privateKeyAt returns the length of a PEM private key block at b[i]
@@ -508,7 +414,7 @@ func privateKeyAt(b []byte, i int) int {
 	if eol < 0 {
 		eol = len(rest)
 	}
-	if !bytes.Contains(rest[:eol], []byte("PRIVATE KEY-----")) {
+	if h := rest[:eol]; !bytes.Contains(h, []byte("PRIVATE KEY")) || !bytes.HasSuffix(bytes.TrimRight(h, " "), []byte("-----")) {
 		return 0
 	}
 	end := bytes.Index(rest, []byte("-----END "))
