@@ -116,12 +116,29 @@ func TestRedactJSONKeepsBytes(t *testing.T) {
 }
 
 func TestCredentialName(t *testing.T) {
-	yes := []string{"password", "Password", "api_key", "apiKey", "APIKey", "x-api-key", "X-Functions-Key", "Ocp-Apim-Subscription-Key",
-		"X-Openai-Key", "X-Access-Key", "client_secret", "clientSecret", "access_token", "accessToken", "refresh_token", "key",
-		"aws_secret_access_key", "SecretAccessKey", "private_key", "csrftoken", "oauth", "auth", "credentials", "session",
-		"secret_value", "x-amz-security-token", "passphrase", "pwd"}
-	no := []string{"type", "messageId", "max_tokens", "tokens", "promptTokenCount", "token_type", "public_key", "Idempotency-Key",
-		"Sec-WebSocket-Key", "author", "sessionId", "keyboard", "monkey", "signature", "cache_key", "api_key_id", "delta"}
+	// The shapes the names take (case, separators, plurals, prefixes and
+	// suffixes), and the guard: names that hold such a word but carry no
+	// credential.
+	yes := []string{"password", "Password", "PASSWORD", "passwd", "db_password", "MYSQL_ROOT_PASSWORD", "userPasswords",
+		"password_confirmation", "newPassword", "passcode", "pass_code", "passphrase", "pwd",
+		"secret", "secrets", "client_secret", "clientSecret", "client_secrets", "secretKey", "secret_value",
+		"creds", "cred", "my_creds", "awsCreds", "credentials", "dsn", "DATABASE_DSN", "sentry_dsn",
+		"api_key", "apiKey", "APIKey", "apiKeys", "api_keys", "api_key_value", "x-api-key", "X-Functions-Key",
+		"Ocp-Apim-Subscription-Key", "X-Openai-Key", "X-Access-Key", "key", "keys", "private_key", "SecretAccessKey",
+		"aws_secret_access_key", "signing_key", "encryptionKey",
+		"token", "Token", "access_token", "accessToken", "refresh_token", "refreshTokens", "access_tokens", "idToken",
+		"csrftoken", "x-amz-security-token", "bot_token", "tokenValue", "github_token",
+		"session", "sessionId", "session_id", "SessionID", "sessionKey", "session_token", "sessionCookie",
+		"oauth", "auth", "authorization", "cookie", "jwt", "bearer"}
+	no := []string{"type", "messageId", "delta", "author", "authority", "passenger", "compass", "bypass",
+		"max_tokens", "tokens", "tokenCount", "promptTokenCount", "candidatesTokenCount", "input_tokens",
+		"completion_tokens", "total_tokens", "cached_tokens", "reasoning_tokens", "tokenLimit", "token_type",
+		"tokenizer", "token_count", "maxOutputTokens", "thinkingBudgetTokens", "token_id",
+		"keyboard", "monkey", "keyword", "keywords", "key_points", "public_key", "publicKey", "cache_key", "cacheKey",
+		"sort_key", "primary_key", "Idempotency-Key", "Sec-WebSocket-Key", "api_key_id", "key_id", "keyId",
+		"key_name", "keyType", "react_key", "messageKey", "stateKey",
+		"sessions", "session_count", "sessionStart", "session_duration", "sessionTimeout", "session_name",
+		"password_hint", "signature", "sig_figs", "secretary", "tokenomics"}
 	for _, n := range yes {
 		if !credentialName(n, ctxField) {
 			t.Errorf("credentialName(%q) = false, want true", n)

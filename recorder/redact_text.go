@@ -141,6 +141,17 @@ func (rd *Redact) wordSpans(b []byte, raw bool, spans []span) []span {
 						s.end = s.start + n
 					}
 				}
+				if !(len(word) == 5 && string(word) == "token" && logprobNear(b[s.end:min(len(b), s.end+80)])) {
+					spans = append(spans, s)
+					i = s.end
+					continue
+				}
+			}
+		}
+		if fields && i > 0 && b[i-1] == '/' && j < n && (b[j] == '"' || b[j] == '\\') && mayBeCredential(word) &&
+			!rd.keptBytes(word) && credentialName(string(word), ctxField) {
+			// The end of a JSON Patch path: the operation's value follows.
+			if s, ok := patchValueAfter(b, j, raw); ok {
 				spans = append(spans, s)
 				i = s.end
 				continue
@@ -156,6 +167,23 @@ func (rd *Redact) wordSpans(b []byte, raw bool, spans []span) []span {
 		i = j
 	}
 	return spans
+}
+
+// patchValueAfter finds the value of the JSON Patch operation whose path
+// ends at i: "value" after it, within its object.
+func patchValueAfter(b []byte, i int, raw bool) (span, bool) {
+	end := min(len(b), i+64)
+	for k := i; k+5 <= end; k++ {
+		switch b[k] {
+		case '{', '}':
+			return span{}, false
+		case 'v':
+			if bytes.HasPrefix(b[k:], []byte("value")) && assigns(b, k+5) {
+				return valueAfter(b, k+5, raw)
+			}
+		}
+	}
+	return span{}, false
 }
 
 func (rd *Redact) keptBytes(w []byte) bool {
