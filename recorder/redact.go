@@ -396,11 +396,11 @@ func (rd *Redact) formSpans(b []byte, start, end int, spans []span) []span {
 			switch {
 			case err != nil:
 			case !rd.kept(name) && credentialName(name, ctxQuery):
-				spans = append(spans, span{vs, pe})
+				spans = append(spans, span{start: vs, end: pe})
 			default:
 				if v, err := queryUnescape(string(b[vs:pe])); err == nil && v != string(b[vs:pe]) {
 					if found := rd.patternSpans([]byte(v), rd.textSpans([]byte(v), false, nil)); len(found) > 0 {
-						spans = append(spans, span{vs, pe})
+						spans = append(spans, span{start: vs, end: pe})
 					}
 				}
 			}
@@ -452,7 +452,7 @@ func (rd *Redact) patternSpans(b []byte, spans []span) []span {
 	for _, re := range rd.Patterns {
 		for _, m := range re.FindAllIndex(b, -1) {
 			if m[1] > m[0] {
-				spans = append(spans, span{m[0], m[1]})
+				spans = append(spans, span{start: m[0], end: m[1]})
 			}
 		}
 	}
@@ -494,6 +494,7 @@ func (rd *Redact) chunks(cs []Chunk) {
 	}
 	spans := rd.textSpans(all, true, nil)
 	spans = rd.patternSpans(all, spans)
+	spans = rd.wireSpans(all, spans)
 	if len(spans) == 0 {
 		return
 	}
@@ -515,7 +516,9 @@ func (rd *Redact) chunks(cs []Chunk) {
 			s := spans[j]
 			if s.start >= pos {
 				out = append(out, all[pos:s.start]...)
-				out = append(out, Redacted...)
+				if !s.drop {
+					out = append(out, Redacted...)
+				}
 			}
 			pos = min(max(pos, s.end), hi)
 		}

@@ -12,15 +12,21 @@ import (
 // to every text a recording holds.
 
 // span is a range [start, end) of bytes to replace by Redacted.
-type span struct{ start, end int }
+// A drop span is replaced by nothing: a later piece of a credential whose
+// first piece has "[REDACTED]" in its place.
+type span struct {
+	start, end int
+	drop       bool
+}
 
 // mergeSpans sorts spans and joins those that overlap or touch.
 func mergeSpans(s []span) []span {
 	slices.SortFunc(s, func(a, b span) int { return a.start - b.start })
 	out := s[:0]
 	for _, x := range s {
-		if n := len(out); n > 0 && x.start <= out[n-1].end {
+		if n := len(out); n > 0 && (x.start < out[n-1].end || x.start == out[n-1].end && x.drop == out[n-1].drop) {
 			out[n-1].end = max(out[n-1].end, x.end)
+			out[n-1].drop = out[n-1].drop && x.drop
 			continue
 		}
 		out = append(out, x)
@@ -34,7 +40,9 @@ func splice(dst, b []byte, spans []span) []byte {
 	pos := 0
 	for _, s := range spans {
 		dst = append(dst, b[pos:s.start]...)
-		dst = append(dst, Redacted...)
+		if !s.drop {
+			dst = append(dst, Redacted...)
+		}
 		pos = s.end
 	}
 	return append(dst, b[pos:]...)
@@ -107,7 +115,7 @@ func (rd *Redact) wordSpans(b []byte, raw bool, spans []span) []span {
 			// j is at the word's start or after one of its separators.
 			if j < n && byteClass[b[j]]&clsFormat != 0 {
 				if k := rd.formatAt(b, j); k > 0 {
-					spans = append(spans, span{j, j + k})
+					spans = append(spans, span{start: j, end: j + k})
 					j += k
 					matched = true
 					break
@@ -127,8 +135,8 @@ func (rd *Redact) wordSpans(b []byte, raw bool, spans []span) []span {
 			continue
 		}
 		word := b[i:j]
-		if len(word) >= 50 && rd.on(DefaultDiscord) && discordToken(word) {
-			spans = append(spans, span{i, j})
+		if len(word) >= 50 && rd.on(DefaultDiscord) && discordToken(bytes.TrimRight(word, "-_.")) {
+			spans = append(spans, span{start: i, end: i + len(bytes.TrimRight(word, "-_."))})
 			i = j
 			continue
 		}
@@ -286,7 +294,7 @@ func nonEmpty(start, end int) (span, bool) {
 	if end <= start {
 		return span{}, false
 	}
-	return span{start, end}, true
+	return span{start: start, end: end}, true
 }
 
 func skipBlank(b []byte, i int) int {
@@ -341,7 +349,7 @@ func bearerAt(b []byte, i, j int) (span, bool) {
 	if k-start < 8 || !randomLooking(b[start:k]) {
 		return span{}, false
 	}
-	return span{start, k}, true
+	return span{start: start, end: k}, true
 }
 
 // randomLooking reports whether a token looks generated rather than
@@ -425,10 +433,10 @@ func puttyKeyAt(b []byte, i int) int {
 	for _, end := range []string{"Private-MAC:", "Private-Hash:"} {
 		if k := bytes.Index(rest, []byte(end)); k >= 0 {
 			e := k + len(end)
-			for e < len(rest) && rest[e] != '\n' && rest[e] != '\r' && rest[e] != '\\' && rest[e] != '"' {
+			for e < len(rest) && (rest[e] == ' ' || rest[e] == '\t') {
 				e++
 			}
-			return e
+			return e + runOf(rest, e, isHexDigit)
 		}
 	}
 	return len(rest)
