@@ -30,7 +30,7 @@ func TestRedactText(t *testing.T) {
 		{"aws id", "id AKIA" + "IOSFODNN7EXAMPLE ok", "id [REDACTED] ok"},
 		{"aws id too long", "AKIA" + "IOSFODNN7EXAMPLEXX", "AKIA" + "IOSFODNN7EXAMPLEXX"},
 		{"jwt", "token " + jwt + ".", "token [REDACTED]."},
-		{"bearer", "Authorization: Bearer abc123def456ghi", "Authorization: [REDACTED]"},
+		{"bearer", "Authorization: Bearer abc123def456ghi", "Authorization: Bearer [REDACTED]"},
 		{"bearer in prose", "a Bearer Authority", "a Bearer Authority"},
 		{"basic", "basic dXNlcjpwYXNzd29yZA==", "basic [REDACTED]"},
 		{"json member", `{"api_key":"hunter2","n":1}`, `{"api_key":"[REDACTED]","n":1}`},

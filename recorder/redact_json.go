@@ -215,7 +215,7 @@ func (w *jsonRedactor) value(i int, path []string, track bool) int {
 				end := skipValue(w.src, vs)
 				w.replace(vs, end, redactedJSON)
 				i = end
-			} else if w.rd.on(DefaultFields) && (w.src[vs] == '"' || w.src[vs] == '-' || jsonx.IsDigit(w.src[vs])) &&
+			} else if w.rd.on(DefaultFields) && (w.src[vs] == '"' || (w.src[vs] == '-' || jsonx.IsDigit(w.src[vs])) && !strings.EqualFold(name, "pass")) &&
 				!w.rd.kept(name) && credentialName(name, ctxField) && !(name == "token" && logprobNear(w.src[obj:skipValue(w.src, obj)])) {
 				end := skipValue(w.src, vs)
 				if string(w.src[vs:end]) != `""` {

@@ -195,6 +195,9 @@ func credentialName(name string, ctx nameCtx) bool {
 			}
 		}
 	}
+	if ctx == ctxText && len(w) == 1 && w[0] == "pass" {
+		return false // "--- PASS: TestName", "pass: 3 of 4"
+	}
 	if w[0] == "session" {
 		return len(w) == 1 || !slices.Contains(sessionTails, w[1])
 	}

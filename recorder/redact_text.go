@@ -3,6 +3,7 @@ package recorder
 import (
 	"bytes"
 	"slices"
+	"strings"
 )
 
 // The text scanner: one pass over bytes finding credentials of known
@@ -149,7 +150,8 @@ func (rd *Redact) wordSpans(b []byte, raw bool, spans []span) []span {
 						s.end = s.start + n
 					}
 				}
-				if !(len(word) == 5 && string(word) == "token" && logprobNear(b[s.end:min(len(b), s.end+80)])) {
+				if !(len(word) == 5 && string(word) == "token" && logprobNear(b[s.end:min(len(b), s.end+80)])) &&
+					!(len(word) == 4 && bytes.EqualFold(word, []byte("pass")) && isNumber(b[s.start:s.end])) {
 					spans = append(spans, s)
 					i = s.end
 					continue
@@ -225,13 +227,14 @@ func assigns(b []byte, i int) bool {
 // ':', up to the end of the line).
 func valueAfter(b []byte, i int, raw bool) (span, bool) {
 	// The name's closing quote: ", ' or, in escaped JSON, \".
-	escQuote := false
+	escQuote, quotedName := false, false
 	switch {
 	case i < len(b) && (b[i] == '"' || b[i] == '\''):
 		i++
+		quotedName = true
 	case raw && i+1 < len(b) && b[i] == '\\' && b[i+1] == '"':
 		i += 2
-		escQuote = true
+		escQuote, quotedName = true, true
 	}
 	i = skipBlank(b, i)
 	if i >= len(b) || (b[i] != ':' && b[i] != '=') {
@@ -254,6 +257,9 @@ func valueAfter(b []byte, i int, raw bool) (span, bool) {
 		if end < 0 {
 			end = len(b) - start
 		}
+		if placeholder(b[start : start+end]) {
+			return span{}, false
+		}
 		return nonEmpty(start, start+end)
 	case b[i] == '"' || b[i] == '\'':
 		q := b[i]
@@ -264,6 +270,9 @@ func valueAfter(b []byte, i int, raw bool) (span, bool) {
 				k++
 			}
 			k++
+		}
+		if placeholder(b[start:min(k, len(b))]) {
+			return span{}, false
 		}
 		return nonEmpty(start, min(k, len(b)))
 	case b[i] == '{' || b[i] == '[':
@@ -287,7 +296,94 @@ func valueAfter(b []byte, i int, raw bool) (span, bool) {
 	if v := b[start:k]; string(v) == "null" || string(v) == "true" || string(v) == "false" {
 		return span{}, false
 	}
+	if placeholder(bytes.Trim(b[start:k], `"' `)) || !holdsAlnum(b[start:k]) {
+		return span{}, false
+	}
+	if sep == ':' && !quotedName {
+		// name: value in prose or YAML: the value is one word, and only
+		// one that looks like a secret ("API key: it runs the ..." is
+		// prose).
+		w := start
+		for w < k && b[w] != ' ' && b[w] != '\t' {
+			w++
+		}
+		k = w
+		for k > start && bytes.IndexByte([]byte(".,;:!?)"), b[k-1]) >= 0 {
+			k--
+		}
+		if !secretLooking(b[start:k]) {
+			return span{}, false
+		}
+	}
 	return nonEmpty(start, k)
+}
+
+// secretLooking reports whether a word given as a credential's value in
+// prose looks like one rather than a word: at least 6 bytes, and a digit,
+// a symbol or a capital after its first letter, or 16 bytes or more.
+func secretLooking(w []byte) bool {
+	if len(w) < 6 || placeholder(w) {
+		return false
+	}
+	if len(w) >= 16 {
+		return true
+	}
+	for i, c := range w {
+		switch {
+		case 'a' <= c && c <= 'z':
+		case 'A' <= c && c <= 'Z':
+			if i > 0 {
+				return true
+			}
+		default:
+			return true
+		}
+	}
+	return false
+}
+
+// placeholder reports whether a value stands for a credential rather than
+// being one: a variable ($API_KEY, ${TOKEN}, {{ secret }}, %PASS%,
+// env.APIKey, process.env.TOKEN, os.environ[...]), a mask (***, xxxx,
+// <your-key>) or a word that says what goes there.
+func placeholder(v []byte) bool {
+	if len(v) == 0 {
+		return true
+	}
+	s := string(v)
+	switch strings.ToLower(strings.Trim(s, `"'`)) {
+	case "pass", "password", "passwd", "pwd", "secret", "token", "test", "changeme", "changeit", "example", "redacted", "none", "null", "undefined", "nil", "empty":
+		return true
+	}
+	switch {
+	case s[0] == '$' || s[0] == '%' || s[0] == '<' || strings.HasPrefix(s, "{{"):
+		return true
+	case strings.Trim(s, "*xX.-_•") == "":
+		return true
+	}
+	// Where a program reads it from: env.APIKey, process.env.TOKEN,
+	// os.environ["KEY"], config.secret.
+	first, _, dotted := strings.Cut(strings.ToLower(s), ".")
+	if i := strings.IndexAny(first, "[("); i >= 0 {
+		first, dotted = first[:i], true
+	}
+	if dotted {
+		switch first {
+		case "env", "process", "os", "config", "cfg", "conf", "settings", "secrets", "vars", "self", "this",
+			"props", "options", "opts", "ctx", "context", "args", "params", "window", "values", "import", "environ":
+			return true
+		}
+	}
+	return false
+}
+
+func holdsAlnum(b []byte) bool {
+	for _, c := range b {
+		if isAlnum(c) {
+			return true
+		}
+	}
+	return false
 }
 
 func nonEmpty(start, end int) (span, bool) {
@@ -309,6 +405,9 @@ func userinfoAt(b []byte, i int) (span, bool) {
 	for k := i; k < len(b); k++ {
 		switch b[k] {
 		case '@':
+			if _, pw, ok := bytes.Cut(b[i:k], []byte(":")); ok && placeholder(pw) {
+				return span{}, false
+			}
 			return nonEmpty(i, k)
 		case '/', '?', '#', ' ', '\t', '\n', '\r', '"', '\'', '\\', '<', '>', '[', ']':
 			return span{}, false
@@ -399,7 +498,7 @@ func (rd *Redact) formatAt(b []byte, i int) int {
 // id in base64 (24 to 26 characters, starting M, N or O), a dot, 6
 // characters, a dot, 27 to 38 characters.
 func discordToken(w []byte) bool {
-	if w[0] != 'M' && w[0] != 'N' && w[0] != 'O' {
+	if len(w) < 50 || w[0] != 'M' && w[0] != 'N' && w[0] != 'O' {
 		return false
 	}
 	d1 := bytes.IndexByte(w, '.')

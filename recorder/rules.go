@@ -46,6 +46,7 @@ type Rule struct {
 
 	group Default // the Default that turns the rule off with others
 	mixed bool    // the secret holds a digit and letters of both cases
+	near  int     // when > 0, a keyword must be within near bytes of the match
 	allow []ruleAllow
 }
 
@@ -237,6 +238,12 @@ func applyRule(r *Rule, b []byte, global []ruleAllow, spans []span) []span {
 			continue
 		}
 		if r.mixed && !mixedCase(secret) {
+			continue
+		}
+		if placeholder(secret) {
+			continue
+		}
+		if r.near > 0 && !holdsKeyword(b[max(0, m[0]-r.near):min(len(b), m[1]+r.near)], r.Keywords) {
 			continue
 		}
 		if len(r.allow) > 0 || len(global) > 0 {
@@ -514,6 +521,13 @@ func loadRules(name string, src []byte, group Default) (*loaded, error) {
 				return nil, fmt.Errorf("%s: mixed is not a boolean", where)
 			}
 			r.mixed = b
+		}
+		if v, ok := t["near"]; ok {
+			n, ok := v.(int64)
+			if !ok || n < 0 {
+				return nil, fmt.Errorf("%s: near is not a count of bytes", where)
+			}
+			r.near = int(n)
 		}
 		if v, ok := t["allowlists"]; ok {
 			lists, ok := v.([]tomlTable)
