@@ -5,9 +5,11 @@ import (
 	"fmt"
 	"math"
 	"regexp"
+	"regexp/syntax"
 	"slices"
 	"strings"
 	"sync"
+	"unicode/utf8"
 )
 
 // The credential formats, as data: gitleaks' ruleset (rules/gitleaks.toml,
@@ -46,6 +48,10 @@ type Rule struct {
 
 	group Default // the Default that turns the rule off with others
 	mixed bool    // the secret holds a digit and letters of both cases
+	// boundary: the regex starts with \b, so a keyword inside a word
+	// cannot start a match; maxLen bounds a match's length (-1: none).
+	boundary bool
+	maxLen   int
 	near  int     // when > 0, a keyword must be within near bytes of the match
 	allow []ruleAllow
 }
@@ -148,15 +154,35 @@ func newRuleSet(rules []*Rule, global []ruleAllow) *ruleSet {
 	return rs
 }
 
-// candidates sets in bits the rules whose keywords b holds, and reports
-// whether any are.
-func (rs *ruleSet) candidates(b []byte, bits []uint64) bool {
-	any := false
-	for _, i := range rs.always {
-		bits[i/64] |= 1 << (i % 64)
-		any = true
-	}
+// ruleHit is a rule whose keyword a text holds, with the windows of the
+// text around its keywords that a match may lie in.
+type ruleHit struct {
+	rule    int
+	windows []span
+}
+
+// hits returns the rules whose keywords b holds, each with the windows
+// to search; nil when there are none (the common case, which allocates
+// nothing).
+func (rs *ruleSet) hits(b []byte, out []ruleHit) []ruleHit {
 	n := len(b)
+	add := func(r, s, e int) {
+		for k := range out {
+			if out[k].rule == r {
+				w := &out[k].windows[len(out[k].windows)-1]
+				if s <= w.end {
+					w.end = max(w.end, e)
+				} else {
+					out[k].windows = append(out[k].windows, span{start: s, end: e})
+				}
+				return
+			}
+		}
+		out = append(out, ruleHit{rule: r, windows: []span{{start: s, end: e}}})
+	}
+	for _, r := range rs.always {
+		add(r, 0, n)
+	}
 	for i := 0; i+1 < n; i++ {
 		e := rs.bucket[int(lowerByte[b[i]])<<8|int(lowerByte[b[i+1]])]
 		if e == 0 {
@@ -167,37 +193,38 @@ func (rs *ruleSet) candidates(b []byte, bits []uint64) bool {
 				continue
 			}
 			for _, r := range kw.rules {
-				bits[r/64] |= 1 << (r % 64)
+				rule := rs.rules[r]
+				if rule.boundary && i > 0 && isWordByte(b[i-1]) {
+					continue // the rule wants a word to start with it
+				}
+				back, ahead := rule.maxLen, rule.maxLen
+				if rule.maxLen < 0 {
+					back, ahead = 256, 16<<10
+				}
+				add(r, max(0, i-back), min(n, i+len(kw.word)+ahead))
 			}
-			any = true
 		}
 	}
-	return any
+	return out
 }
 
-// hasPrefixFold reports whether b starts with the lower-case w, in any
-// case.
-func hasPrefixFold(b []byte, w string) bool {
-	for j := 2; j < len(w); j++ {
-		if lowerByte[b[j]] != w[j] {
-			return false
-		}
-	}
-	return true
-}
+func isWordByte(c byte) bool { return isAlnum(c) || c == '_' }
 
 // spans adds the secrets the rules on (by on) find in b.
 func (rs *ruleSet) spans(b []byte, on func(*Rule) bool, spans []span) []span {
-	var bits [16]uint64
-	if !rs.candidates(b, bits[:]) {
-		return spans
-	}
-	for w, x := range bits {
-		for x != 0 {
-			i := w*64 + trailingZeros(x)
-			x &= x - 1
-			if r := rs.rules[i]; on(r) {
-				spans = applyRule(r, b, rs.global, spans)
+	var buf [4]ruleHit
+	hits := rs.hits(b, buf[:0])
+	for _, h := range hits {
+		r := rs.rules[h.rule]
+		if !on(r) {
+			continue
+		}
+		for _, w := range h.windows {
+			n := len(spans)
+			spans = applyRule(r, b[w.start:w.end], rs.global, spans)
+			for k := n; k < len(spans); k++ {
+				spans[k].start += w.start
+				spans[k].end += w.start
 			}
 		}
 	}
@@ -480,6 +507,11 @@ func loadRules(name string, src []byte, group Default) (*loaded, error) {
 		if r.Regex, err = regexp.Compile(src); err != nil {
 			return nil, fmt.Errorf("%s: %v", where, err)
 		}
+		if re, err := syntax.Parse(src, syntax.Perl); err == nil {
+			re = re.Simplify()
+			r.boundary = startsWithBoundary(re)
+			r.maxLen = maxWidth(re)
+		}
 		switch v := t["secretGroup"].(type) {
 		case nil:
 		case int64:
@@ -547,6 +579,76 @@ func loadRules(name string, src []byte, group Default) (*loaded, error) {
 		out.rules = append(out.rules, r)
 	}
 	return out, nil
+}
+
+// startsWithBoundary reports whether every match of re starts at \b.
+func startsWithBoundary(re *syntax.Regexp) bool {
+	for {
+		switch re.Op {
+		case syntax.OpWordBoundary:
+			return true
+		case syntax.OpCapture:
+			re = re.Sub[0]
+		case syntax.OpConcat:
+			if len(re.Sub) == 0 {
+				return false
+			}
+			re = re.Sub[0]
+		default:
+			return false
+		}
+	}
+}
+
+// maxWidth returns the most bytes a match of re spans, or -1 when it is
+// unbounded.
+func maxWidth(re *syntax.Regexp) int {
+	switch re.Op {
+	case syntax.OpLiteral:
+		n := 0
+		for _, r := range re.Rune {
+			n += utf8.RuneLen(r)
+		}
+		return n
+	case syntax.OpCharClass:
+		if len(re.Rune) > 0 && re.Rune[len(re.Rune)-1] < utf8.RuneSelf {
+			return 1
+		}
+		return utf8.UTFMax
+	case syntax.OpAnyChar, syntax.OpAnyCharNotNL:
+		return utf8.UTFMax
+	case syntax.OpCapture, syntax.OpQuest:
+		return maxWidth(re.Sub[0])
+	case syntax.OpStar, syntax.OpPlus:
+		return -1
+	case syntax.OpRepeat:
+		w := maxWidth(re.Sub[0])
+		if re.Max < 0 || w < 0 {
+			return -1
+		}
+		return re.Max * w
+	case syntax.OpConcat:
+		n := 0
+		for _, sub := range re.Sub {
+			w := maxWidth(sub)
+			if w < 0 {
+				return -1
+			}
+			n += w
+		}
+		return n
+	case syntax.OpAlternate:
+		n := 0
+		for _, sub := range re.Sub {
+			w := maxWidth(sub)
+			if w < 0 {
+				return -1
+			}
+			n = max(n, w)
+		}
+		return n
+	}
+	return 0 // empty-width assertions
 }
 
 // readAllow reads an allowlist; use is false when it has no check that
@@ -617,4 +719,15 @@ func stringsOf(where string, v any) ([]string, error) {
 		out[i] = s
 	}
 	return out, nil
+}
+
+// hasPrefixFold reports whether b starts with the lower-case w, in any
+// case; its first two bytes are known to match.
+func hasPrefixFold(b []byte, w string) bool {
+	for j := 2; j < len(w); j++ {
+		if lowerByte[b[j]] != w[j] {
+			return false
+		}
+	}
+	return true
 }
