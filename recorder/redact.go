@@ -46,8 +46,13 @@ const (
 	// (a string or number under apiKey, password, client_secret,
 	// access_token, ...; objects are searched inside), the value of a
 	// JSON Patch operation whose path ends in such a name, form fields,
-	// and name=value or name: value in text. See CredentialName for the
-	// names.
+	// and name=value or name: value in text. Names are matched by their
+	// shape (password, DB_PASSWORD, passwd, secret(s), creds, dsn,
+	// passcode, apiKeys, api_key_value, accessToken, sessionId, ...), with
+	// a guard for names that carry none (tokenCount, max_tokens,
+	// keyboard, public_key, key_id, sessions) and for values that stand
+	// for one ($API_KEY, env.APIKey, <your-key>, a word after "key:" in
+	// prose); README's Security section has the whole list.
 	DefaultFields Default = "fields"
 
 	DefaultOpenAI       Default = "openai"       // sk-…, sk-proj-…, sk-svcacct-…, sk-admin-…, and the sk- keys of DeepSeek and OpenRouter
@@ -148,23 +153,35 @@ func defaultNames() string {
 
 // Redact says what to remove before anything reaches a recording. The zero
 // value makes every redaction in Defaults: credential headers are dropped;
-// credentials named as such (query parameters, JSON members, form fields)
-// and credentials of a well-known shape (API keys of OpenAI, Anthropic,
-// Google, AWS, GitHub, Slack, ..., JWTs, bearer tokens, private keys) are
-// replaced by "[REDACTED]" wherever they appear. Off turns defaults off by
-// name, Keep spares names, and Headers, Pointers and Patterns add rules.
+// credentials named as such (query parameters, JSON members, JSON Patch
+// values, form fields, name=value in text; names matched by their shape)
+// and credentials of a known shape (gitleaks' ruleset and the recorder's
+// own rules: API keys of OpenAI, Anthropic, Google, AWS, GitHub, Slack,
+// LangSmith, Pinecone, ..., JWTs, bearer tokens, private keys) are
+// replaced by "[REDACTED]" wherever they appear. Off turns defaults (or a
+// single rule, by its ID) off, Keep spares names, and Headers, Pointers,
+// Patterns and Rules add rules.
 //
 // Rules apply to the recording only: the client, the agent and the
 // provider always see the original bytes.
 //
-// What redaction cannot see: a credential split between two events of a
-// stream (a TOOL_CALL_ARGS fragment ending inside a key: the fragments
-// after the first are recorded as they are), one written with JSON \u
-// escapes in a provider's response chunks, and protobuf frames (kept only
-// when their event needs no redaction). A credential of no known shape
-// under a name that says nothing needs a Pointer or a Pattern.
+// A stream's text sent in pieces is searched joined: the deltas of one
+// message, of one reasoning message, one call's arguments (Middleware,
+// Proxy, Sink), and the text deltas of one provider stream (Transport).
+// An event of such a text is held back from the recording until 320 bytes
+// of its text follow it or its message or call ends, so that a key cut
+// anywhere is found; the first event it touches gets "[REDACTED]" in its
+// place, the others lose their part.
+//
+// What redaction cannot see: a credential of no known shape under a name
+// that says nothing (it needs a Pointer, a Pattern or a Rule), a key whose
+// pieces are more than 320 bytes apart (a private key block is held whole
+// while it is open), one written with JSON \u escapes in a provider's
+// response chunks outside its text deltas, and protobuf frames (kept only
+// when their event needs no redaction).
 type Redact struct {
-	// Off turns off the defaults named (see Defaults).
+	// Off turns off the defaults named (see Defaults), or single rules
+	// by their ID (see Rules).
 	Off []Default
 	// Keep names headers, query parameters and fields (any case) that are
 	// not redacted for their name; their values are still searched for

@@ -1,6 +1,8 @@
 package recorder
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"os"
 	"regexp"
 	"slices"
@@ -220,5 +222,46 @@ func TestDefaultsDocumented(t *testing.T) {
 	}
 	for n := range named {
 		t.Errorf("README's Security table names %q, which is no Default", n)
+	}
+	// Every built-in rule is turned off by a Default the table names.
+	for id, g := range Rules() {
+		if !slices.Contains(Defaults(), g) {
+			t.Errorf("rule %s is in group %q, which is no Default", id, g)
+		}
+	}
+	// Every Default of a format has rules or a scan of its own.
+	scanned := []Default{DefaultHeaders, DefaultQuery, DefaultUserinfo, DefaultFields, DefaultBearer, DefaultDiscord}
+	groups := map[Default]int{}
+	for _, g := range Rules() {
+		groups[g]++
+	}
+	for _, d := range Defaults() {
+		if groups[d] == 0 && !slices.Contains(scanned, d) {
+			t.Errorf("Default %q has no rule", d)
+		}
+	}
+	// The gitleaks rules are those rules/README.md names.
+	if n := groups[DefaultGitleaks]; n < 150 {
+		t.Errorf("%d rules of gitleaks' in use, want 150 or more", n)
+	}
+	if !strings.Contains(s, "gitleaks") || !strings.Contains(s, "Turning one off") {
+		t.Error("README's Security section does not say how the gitleaks rules are turned off")
+	}
+}
+
+// TestRulesProvenance: the vendored ruleset is the one rules/README.md
+// names (version, commit, checksum), with its license.
+func TestRulesProvenance(t *testing.T) {
+	readme, err := os.ReadFile("rules/README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	sum := sha256.Sum256(gitleaksTOML)
+	if !strings.Contains(strings.Join(strings.Fields(string(readme)), " "), hex.EncodeToString(sum[:])) {
+		t.Errorf("rules/README.md does not name the sha256 of rules/gitleaks.toml, %x", sum)
+	}
+	lic, err := os.ReadFile("rules/gitleaks.LICENSE")
+	if err != nil || !strings.Contains(string(lic), "MIT License") {
+		t.Errorf("rules/gitleaks.LICENSE: %v", err)
 	}
 }

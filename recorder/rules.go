@@ -52,8 +52,8 @@ type Rule struct {
 	// cannot start a match; maxLen bounds a match's length (-1: none).
 	boundary bool
 	maxLen   int
-	near  int     // when > 0, a keyword must be within near bytes of the match
-	allow []ruleAllow
+	near     int // when > 0, a keyword must be within near bytes of the match
+	allow    []ruleAllow
 }
 
 // ruleAllow is an allowlist of a rule: candidates it spares.
