@@ -360,6 +360,8 @@ func placeholder(v []byte) bool {
 		return true
 	case strings.Trim(s, "*xX.-_•") == "":
 		return true
+	case strings.Contains(s, "…") || strings.HasSuffix(s, "..."):
+		return true // elided: sk-…, hf_...
 	}
 	// Where a program reads it from: env.APIKey, process.env.TOKEN,
 	// os.environ["KEY"], config.secret.
