@@ -57,6 +57,7 @@ type lane struct {
 	base    int    // the lane offset of pending[0]
 	fresh   int    // bytes added since the last search
 	held    int    // events of this lane in the queue
+	head    []byte // what came before the delta in its last event, clean
 }
 
 // heldEvent is an event waiting in the queue.
@@ -81,6 +82,8 @@ type streamRedactor[M any] struct {
 	bytes int
 	spans []span
 	slab  []byte
+	last  *lane           // the lane of the last delta
+	spare []*heldEvent[M] // held events to reuse
 	emit  func(data []byte, clean bool, meta M)
 }
 
@@ -88,9 +91,10 @@ func newStreamRedactor[M any](rd *Redact, emit func(data []byte, clean bool, met
 	return &streamRedactor[M]{rd: rd, lanes: map[laneKey]*lane{}, emit: emit}
 }
 
-// eventShape is what the stream redactor reads of an event's JSON.
+// eventShape is what the stream redactor reads of an event's JSON; typ
+// and id are slices of it.
 type eventShape struct {
-	typ, id string
+	typ, id []byte
 	ds, de  int // the delta string token, or 0, 0
 }
 
@@ -114,19 +118,27 @@ func shapeOf(data []byte) (eventShape, bool) {
 			return sh, false
 		}
 		vs = jsonx.SkipSpace(data, vs+1)
-		_, ve, vesc, err := jsonx.ScanValue(data, vs)
+		var ve int
+		if vs < len(data) && data[vs] == '"' {
+			ve, esc, err = jsonx.ScanString(data, vs)
+		} else {
+			_, ve, esc, err = jsonx.ScanValue(data, vs)
+		}
 		if err != nil {
 			return sh, false
 		}
 		switch string(key) {
 		case "type":
-			if data[vs] != '"' || vesc {
+			if data[vs] != '"' || esc {
 				return sh, false
 			}
-			sh.typ = string(data[vs+1 : ve-1])
+			sh.typ = data[vs+1 : ve-1]
 		case "messageId", "toolCallId":
 			if data[vs] == '"' {
-				sh.id = jsonStringValue(data[vs:ve])
+				if esc {
+					return sh, false
+				}
+				sh.id = data[vs+1 : ve-1]
 			}
 		case "delta":
 			if data[vs] == '"' {
@@ -147,22 +159,28 @@ func (sr *streamRedactor[M]) push(data []byte, meta M) {
 	var l *lane
 	chunk := false
 	if ok {
-		switch sh.typ {
+		switch string(sh.typ) {
 		case "TEXT_MESSAGE_CONTENT":
-			l = sr.lane(laneKey{laneText, sh.id}, false)
+			l = sr.lane(laneText, sh.id, false)
 		case "REASONING_MESSAGE_CONTENT":
-			l = sr.lane(laneKey{laneReasoning, sh.id}, false)
+			l = sr.lane(laneReasoning, sh.id, false)
 		case "THINKING_TEXT_MESSAGE_CONTENT":
-			l = sr.lane(laneKey{laneThinking, ""}, false)
+			l = sr.lane(laneThinking, nil, false)
 		case "TOOL_CALL_ARGS":
-			l = sr.lane(laneKey{laneArgs, sh.id}, true)
+			l = sr.lane(laneArgs, sh.id, true)
 		case "TEXT_MESSAGE_CHUNK", "REASONING_MESSAGE_CHUNK", "TOOL_CALL_CHUNK":
-			kind := map[string]laneKind{"TEXT_MESSAGE_CHUNK": laneText, "REASONING_MESSAGE_CHUNK": laneReasoning, "TOOL_CALL_CHUNK": laneArgs}[sh.typ]
-			if c := sr.chunk; c != nil && c.key.kind == kind && (sh.id == "" || sh.id == c.key.id) {
+			kind := laneText
+			switch string(sh.typ) {
+			case "REASONING_MESSAGE_CHUNK":
+				kind = laneReasoning
+			case "TOOL_CALL_CHUNK":
+				kind = laneArgs
+			}
+			if c := sr.chunk; c != nil && c.key.kind == kind && (len(sh.id) == 0 || string(sh.id) == c.key.id) {
 				l = c
 			} else {
 				sr.endChunk()
-				l = sr.lane(laneKey{kind, sh.id}, kind == laneArgs)
+				l = sr.lane(kind, sh.id, kind == laneArgs)
 				sr.chunk = l
 			}
 			chunk = true
@@ -172,30 +190,32 @@ func (sr *streamRedactor[M]) push(data []byte, meta M) {
 		sr.endChunk()
 	}
 	if ok {
-		switch sh.typ {
+		switch string(sh.typ) {
 		case "TEXT_MESSAGE_END":
-			sr.end(laneKey{laneText, sh.id})
+			sr.end(laneKey{laneText, string(sh.id)})
 		case "REASONING_MESSAGE_END":
-			sr.end(laneKey{laneReasoning, sh.id})
+			sr.end(laneKey{laneReasoning, string(sh.id)})
 		case "THINKING_TEXT_MESSAGE_END":
 			sr.end(laneKey{laneThinking, ""})
 		case "TOOL_CALL_END":
-			sr.end(laneKey{laneArgs, sh.id})
+			sr.end(laneKey{laneArgs, string(sh.id)})
 		case "RUN_FINISHED", "RUN_ERROR":
 			sr.endAll()
 		}
 	}
-	h := &heldEvent[M]{data: data, meta: meta}
 	if l == nil || sh.de == 0 {
-		h.ready = true
-		h.clean = sr.rd.clean(data)
+		clean := sr.rd.clean(data)
 		if len(sr.queue) == 0 {
-			sr.emit(data, h.clean, meta)
+			sr.emit(data, clean, meta)
 			return
 		}
+		h := sr.held()
+		h.data, h.meta, h.ready, h.clean = data, meta, true, clean
 		sr.enqueue(h)
 		return
 	}
+	h := sr.held()
+	h.data, h.meta = data, meta
 	delta := data[sh.ds:sh.de]
 	var text []byte
 	if bytes.IndexByte(delta, '\\') < 0 {
@@ -209,8 +229,16 @@ func (sr *streamRedactor[M]) push(data []byte, meta M) {
 	h.hi = l.base + len(l.pending)
 	l.fresh += len(text)
 	l.held++
-	// The rest of the event is searched as any event is.
-	h.clean = sr.rd.clean(data[:sh.ds]) && sr.rd.clean(data[sh.de:])
+	// The rest of the event is searched as any event is; the events of a
+	// lane mostly repeat what comes before their delta (type, id).
+	if head := data[:sh.ds]; bytes.Equal(head, l.head) {
+		h.clean = sr.rd.clean(data[sh.de:])
+	} else {
+		h.clean = sr.rd.clean(head) && sr.rd.clean(data[sh.de:])
+		if h.clean {
+			l.head = append(l.head[:0], head...)
+		}
+	}
 	sr.enqueue(h)
 	if l.fresh >= laneBatch {
 		sr.settle(l, false)
@@ -256,14 +284,29 @@ func (sr *streamRedactor[M]) copyOf(b []byte) []byte {
 	return sr.slab[n : n+len(b) : n+len(b)]
 }
 
-// lane returns the open lane of key, opening it.
-func (sr *streamRedactor[M]) lane(key laneKey, json bool) *lane {
-	l := sr.lanes[key]
+// lane returns the open lane of kind and id, opening it.
+func (sr *streamRedactor[M]) lane(kind laneKind, id []byte, json bool) *lane {
+	if l := sr.last; l != nil && l.key.kind == kind && l.key.id == string(id) {
+		return l
+	}
+	l := sr.lanes[laneKey{kind, string(id)}]
 	if l == nil {
+		key := laneKey{kind, string(id)}
 		l = &lane{key: key, json: json}
 		sr.lanes[key] = l
 	}
+	sr.last = l
 	return l
+}
+
+// held returns a held event to fill, a spare one when there is.
+func (sr *streamRedactor[M]) held() *heldEvent[M] {
+	if n := len(sr.spare); n > 0 {
+		h := sr.spare[n-1]
+		sr.spare = sr.spare[:n-1]
+		return h
+	}
+	return new(heldEvent[M])
 }
 
 func (sr *streamRedactor[M]) endChunk() {
@@ -281,6 +324,9 @@ func (sr *streamRedactor[M]) end(key laneKey) {
 	}
 	sr.settle(l, true)
 	delete(sr.lanes, key)
+	if sr.last == l {
+		sr.last = nil
+	}
 	if sr.chunk == l {
 		sr.chunk = nil
 	}
@@ -315,6 +361,8 @@ func (sr *streamRedactor[M]) drain() {
 			sr.emit(h.data, h.clean, h.meta)
 		}
 		sr.queue[n] = nil
+		*h = heldEvent[M]{}
+		sr.spare = append(sr.spare, h)
 		n++
 	}
 	if n > 0 {

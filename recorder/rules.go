@@ -96,15 +96,19 @@ func (a *ruleAllow) spares(secret, match, line string) bool {
 	return re || sw
 }
 
-// ruleSet is a compiled set of rules with its keyword index.
+// ruleSet is a compiled set of rules with its keyword index: keywords
+// of four bytes or more by a hash of their first four (lower-case), the
+// shorter ones by their first two, each in a bit set small enough to stay
+// in the processor's nearest cache, so that a text is passed over with
+// two bit tests a byte.
 type ruleSet struct {
 	rules  []*Rule
 	global []ruleAllow // allowlists of every rule
-	// bucket maps the lower-case first two bytes of a keyword to its
-	// entry in words (index+1; 0: none).
-	bucket [1 << 16]uint16
-	words  [][]keyword // entries: the keywords sharing their first two bytes
-	always []int       // rules without keywords
+	quad   [1 << 16 / 64]uint64
+	quads  map[uint32][]keyword // by the first four bytes
+	pair   [1 << 16 / 64]uint64
+	pairs  map[uint16][]keyword // shorter keywords, by the first two bytes
+	always []int                // rules without keywords
 }
 
 type keyword struct {
@@ -122,8 +126,21 @@ var lowerByte = func() (t [256]byte) {
 	return t
 }()
 
+func quadHash(v uint32) uint32 { return (v * 0x9E3779B1) >> 16 }
+
 func newRuleSet(rules []*Rule, global []ruleAllow) *ruleSet {
-	rs := &ruleSet{rules: rules, global: global}
+	rs := &ruleSet{rules: rules, global: global, quads: map[uint32][]keyword{}, pairs: map[uint16][]keyword{}}
+	addTo := func(list []keyword, w string, i int) []keyword {
+		j := slices.IndexFunc(list, func(kw keyword) bool { return kw.word == w })
+		if j < 0 {
+			list = append(list, keyword{word: w})
+			j = len(list) - 1
+		}
+		if !slices.Contains(list[j].rules, i) {
+			list[j].rules = append(list[j].rules, i)
+		}
+		return list
+	}
 	for i, r := range rules {
 		if len(r.Keywords) == 0 {
 			rs.always = append(rs.always, i)
@@ -131,23 +148,18 @@ func newRuleSet(rules []*Rule, global []ruleAllow) *ruleSet {
 		}
 		for _, w := range r.Keywords {
 			w = strings.ToLower(w)
-			if len(w) < 2 {
+			switch {
+			case len(w) < 2:
 				rs.always = append(rs.always, i)
-				break
-			}
-			k := int(w[0])<<8 | int(w[1])
-			if rs.bucket[k] == 0 {
-				rs.words = append(rs.words, nil)
-				rs.bucket[k] = uint16(len(rs.words))
-			}
-			e := &rs.words[rs.bucket[k]-1]
-			j := slices.IndexFunc(*e, func(kw keyword) bool { return kw.word == w })
-			if j < 0 {
-				*e = append(*e, keyword{word: w})
-				j = len(*e) - 1
-			}
-			if !slices.Contains((*e)[j].rules, i) {
-				(*e)[j].rules = append((*e)[j].rules, i)
+			case len(w) < 4:
+				k := uint16(w[0])<<8 | uint16(w[1])
+				rs.pair[k/64] |= 1 << (k % 64)
+				rs.pairs[k] = addTo(rs.pairs[k], w, i)
+			default:
+				v := uint32(w[0])<<24 | uint32(w[1])<<16 | uint32(w[2])<<8 | uint32(w[3])
+				h := quadHash(v)
+				rs.quad[h/64] |= 1 << (h % 64)
+				rs.quads[v] = addTo(rs.quads[v], w, i)
 			}
 		}
 	}
@@ -171,7 +183,7 @@ func (rs *ruleSet) hits(b []byte, out []ruleHit) []ruleHit {
 			if out[k].rule == r {
 				w := &out[k].windows[len(out[k].windows)-1]
 				if s <= w.end {
-					w.end = max(w.end, e)
+					w.start, w.end = min(w.start, s), max(w.end, e)
 				} else {
 					out[k].windows = append(out[k].windows, span{start: s, end: e})
 				}
@@ -183,12 +195,8 @@ func (rs *ruleSet) hits(b []byte, out []ruleHit) []ruleHit {
 	for _, r := range rs.always {
 		add(r, 0, n)
 	}
-	for i := 0; i+1 < n; i++ {
-		e := rs.bucket[int(lowerByte[b[i]])<<8|int(lowerByte[b[i+1]])]
-		if e == 0 {
-			continue
-		}
-		for _, kw := range rs.words[e-1] {
+	found := func(i int, kws []keyword) {
+		for _, kw := range kws {
 			if len(kw.word) > n-i || !hasPrefixFold(b[i:], kw.word) {
 				continue
 			}
@@ -202,6 +210,22 @@ func (rs *ruleSet) hits(b []byte, out []ruleHit) []ruleHit {
 					back, ahead = 256, 16<<10
 				}
 				add(r, max(0, i-back), min(n, i+len(kw.word)+ahead))
+			}
+		}
+	}
+	var v uint32
+	for i := 0; i < n; i++ {
+		v = v<<8 | uint32(lowerByte[b[i]])
+		if i >= 1 {
+			if k := uint16(v); rs.pair[k/64]&(1<<(k%64)) != 0 {
+				found(i-1, rs.pairs[k])
+			}
+		}
+		if i >= 3 {
+			if h := quadHash(v); rs.quad[h/64]&(1<<(h%64)) != 0 {
+				if kws, ok := rs.quads[v]; ok {
+					found(i-3, kws)
+				}
 			}
 		}
 	}
