@@ -105,9 +105,12 @@ type ruleSet struct {
 	rules  []*Rule
 	global []ruleAllow // allowlists of every rule
 	quad   [1 << 16 / 64]uint64
+	quadW  [1 << 16 / 64]uint64 // quads whose every rule wants a word to start with them
 	quads  map[uint32][]keyword // by the first four bytes
+	tri    [1 << 16 / 64]uint64
+	tris   map[uint32][]keyword // keywords of three bytes
 	pair   [1 << 16 / 64]uint64
-	pairs  map[uint16][]keyword // shorter keywords, by the first two bytes
+	pairs  map[uint16][]keyword // keywords of two bytes
 	always []int                // rules without keywords
 }
 
@@ -126,10 +129,12 @@ var lowerByte = func() (t [256]byte) {
 	return t
 }()
 
-func quadHash(v uint32) uint32 { return (v * 0x9E3779B1) >> 16 }
+func quadHash(v uint32) uint16 { return uint16((v * 0x9E3779B1) >> 16) }
+
+func triHash(v uint32) uint16 { return uint16(((v & 0xffffff) * 0x9E3779B1) >> 16) }
 
 func newRuleSet(rules []*Rule, global []ruleAllow) *ruleSet {
-	rs := &ruleSet{rules: rules, global: global, quads: map[uint32][]keyword{}, pairs: map[uint16][]keyword{}}
+	rs := &ruleSet{rules: rules, global: global, quads: map[uint32][]keyword{}, tris: map[uint32][]keyword{}, pairs: map[uint16][]keyword{}}
 	addTo := func(list []keyword, w string, i int) []keyword {
 		j := slices.IndexFunc(list, func(kw keyword) bool { return kw.word == w })
 		if j < 0 {
@@ -151,15 +156,43 @@ func newRuleSet(rules []*Rule, global []ruleAllow) *ruleSet {
 			switch {
 			case len(w) < 2:
 				rs.always = append(rs.always, i)
-			case len(w) < 4:
+			case len(w) == 2:
 				k := uint16(w[0])<<8 | uint16(w[1])
 				rs.pair[k/64] |= 1 << (k % 64)
 				rs.pairs[k] = addTo(rs.pairs[k], w, i)
+			case len(w) == 3:
+				v := uint32(w[0])<<16 | uint32(w[1])<<8 | uint32(w[2])
+				h := triHash(v)
+				rs.tri[h/64] |= 1 << (h % 64)
+				rs.tris[v] = addTo(rs.tris[v], w, i)
 			default:
 				v := uint32(w[0])<<24 | uint32(w[1])<<16 | uint32(w[2])<<8 | uint32(w[3])
 				h := quadHash(v)
 				rs.quad[h/64] |= 1 << (h % 64)
 				rs.quads[v] = addTo(rs.quads[v], w, i)
+			}
+		}
+	}
+	for v, kws := range rs.quads {
+		all := true
+		for _, kw := range kws {
+			for _, r := range kw.rules {
+				all = all && rules[r].boundary
+			}
+		}
+		if h := quadHash(v); all {
+			rs.quadW[h/64] |= 1 << (h % 64)
+		}
+	}
+	for v := range rs.quads {
+		// A hash shared with a quad of rules without \b is not skipped.
+		if h := quadHash(v); rs.quadW[h/64]&(1<<(h%64)) != 0 {
+			for _, kw := range rs.quads[v] {
+				for _, r := range kw.rules {
+					if !rules[r].boundary {
+						rs.quadW[h/64] &^= 1 << (h % 64)
+					}
+				}
 			}
 		}
 	}
@@ -213,19 +246,30 @@ func (rs *ruleSet) hits(b []byte, out []ruleHit) []ruleHit {
 			}
 		}
 	}
+	pair, tri, quad := &rs.pair, &rs.tri, &rs.quad
 	var v uint32
-	for i := 0; i < n; i++ {
-		v = v<<8 | uint32(lowerByte[b[i]])
-		if i >= 1 {
-			if k := uint16(v); rs.pair[k/64]&(1<<(k%64)) != 0 {
-				found(i-1, rs.pairs[k])
+	for i, c := range b {
+		v = v<<8 | uint32(lowerByte[c])
+		k := uint16(v)
+		t := triHash(v)
+		q := quadHash(v)
+		if (pair[k>>6]>>(k&63)|tri[t>>6]>>(t&63)|quad[q>>6]>>(q&63))&1 == 0 {
+			continue // the common case
+		}
+		if pair[k>>6]&(1<<(k&63)) != 0 && i >= 1 {
+			found(i-1, rs.pairs[k])
+		}
+		if tri[t>>6]&(1<<(t&63)) != 0 && i >= 2 {
+			if kws, ok := rs.tris[v&0xffffff]; ok {
+				found(i-2, kws)
 			}
 		}
-		if i >= 3 {
-			if h := quadHash(v); rs.quad[h/64]&(1<<(h%64)) != 0 {
-				if kws, ok := rs.quads[v]; ok {
-					found(i-3, kws)
-				}
+		if quad[q>>6]&(1<<(q&63)) != 0 && i >= 3 {
+			if rs.quadW[q>>6]&(1<<(q&63)) != 0 && i >= 4 && isWordByte(b[i-4]) {
+				continue // inside a word, where none of its rules starts
+			}
+			if kws, ok := rs.quads[v]; ok {
+				found(i-3, kws)
 			}
 		}
 	}
