@@ -456,17 +456,7 @@ func bearerAt(b []byte, i, j int) (span, bool) {
 // randomLooking reports whether a token looks generated rather than
 // written: letters and digits, or both cases over a long run.
 func randomLooking(t []byte) bool {
-	var digit, lower, upper bool
-	for _, c := range t {
-		switch {
-		case '0' <= c && c <= '9':
-			digit = true
-		case 'a' <= c && c <= 'z':
-			lower = true
-		case 'A' <= c && c <= 'Z':
-			upper = true
-		}
-	}
+	lower, upper, digit := classes(t)
 	return digit && (lower || upper) || lower && upper && len(t) >= 20
 }
 

@@ -390,7 +390,18 @@ func entropy(b []byte) float64 {
 
 // mixedCase reports whether b holds a digit and letters of both cases.
 func mixedCase(b []byte) bool {
-	var lower, upper, digit bool
+	lower, upper, digit := classes(b)
+	return lower && upper && digit
+}
+
+func hasLetterAndDigit(b []byte) bool {
+	lower, upper, digit := classes(b)
+	return (lower || upper) && digit
+}
+
+// classes reports which of lower-case letters, capitals and digits b
+// holds.
+func classes(b []byte) (lower, upper, digit bool) {
 	for _, c := range b {
 		switch {
 		case '0' <= c && c <= '9':
@@ -401,20 +412,7 @@ func mixedCase(b []byte) bool {
 			upper = true
 		}
 	}
-	return lower && upper && digit
-}
-
-func hasLetterAndDigit(b []byte) bool {
-	var letter, digit bool
-	for _, c := range b {
-		switch {
-		case '0' <= c && c <= '9':
-			digit = true
-		case 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z':
-			letter = true
-		}
-	}
-	return letter && digit
+	return lower, upper, digit
 }
 
 // builtinRules is the compiled ruleset of the defaults: gitleaks' rules,

@@ -43,26 +43,13 @@ func parseTOML(name string, src []byte) (tomlTable, error) {
 			return root, nil
 		}
 		switch {
-		case strings.HasPrefix(r.src[r.i:], "[["):
-			r.i += 2
-			path, err := r.keyPath("]]")
-			if err != nil {
-				return nil, err
-			}
-			parent, err := r.walk(root, path[:len(path)-1])
-			if err != nil {
-				return nil, err
-			}
-			last := path[len(path)-1]
-			arr, ok := parent[last].([]tomlTable)
-			if _, exists := parent[last]; exists && !ok {
-				return nil, r.errorf("%s is not an array of tables", strings.Join(path, "."))
-			}
-			cur = tomlTable{}
-			parent[last] = append(arr, cur)
 		case r.src[r.i] == '[':
-			r.i++
-			path, err := r.keyPath("]")
+			closing := "]"
+			if strings.HasPrefix(r.src[r.i:], "[[") {
+				closing = "]]"
+			}
+			r.i += len(closing)
+			path, err := r.keyPath(closing)
 			if err != nil {
 				return nil, err
 			}
@@ -71,11 +58,18 @@ func parseTOML(name string, src []byte) (tomlTable, error) {
 				return nil, err
 			}
 			last := path[len(path)-1]
-			if _, exists := parent[last]; exists {
-				return nil, r.errorf("table %s defined twice", strings.Join(path, "."))
-			}
+			old, exists := parent[last]
 			cur = tomlTable{}
-			parent[last] = cur
+			switch arr, isArr := old.([]tomlTable); {
+			case closing == "]]" && exists && !isArr:
+				return nil, r.errorf("%s is not an array of tables", strings.Join(path, "."))
+			case closing == "]]":
+				parent[last] = append(arr, cur)
+			case exists:
+				return nil, r.errorf("table %s defined twice", strings.Join(path, "."))
+			default:
+				parent[last] = cur
+			}
 		default:
 			key, err := r.key()
 			if err != nil {
