@@ -2,6 +2,7 @@ package recorder
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -100,5 +101,30 @@ func TestRedactSparesTheProjectsText(t *testing.T) {
 	}
 	if size < 100<<10 {
 		t.Fatalf("only %d bytes of the project's text read", size)
+	}
+}
+
+// TestRedactSparesBinaryData: an image in a message (a large base64 blob,
+// a data URL), a page of hashes and a list of UUIDs are kept whole.
+func TestRedactSparesBinaryData(t *testing.T) {
+	var rd Redact
+	var hashes, uuids strings.Builder
+	for i := range 200 {
+		h := rnd(fmt.Sprint("sha", i), csHex, 64)
+		fmt.Fprintf(&hashes, "%s  file%d.txt\n", h, i)
+		u := rnd(fmt.Sprint("uuid", i), csHex, 32)
+		fmt.Fprintf(&uuids, "%s-%s-%s-%s-%s\n", u[:8], u[8:12], u[12:16], u[16:20], u[20:])
+	}
+	for name, s := range map[string]string{
+		"base64 image": `{"type":"binary","mimeType":"image/png","data":"` + rnd("png", csB64, 200<<10) + `=="}`,
+		"data url":     `{"type":"image_url","image_url":{"url":"data:image/jpeg;base64,` + rnd("jpg", csB64, 64<<10) + `"}}`,
+		"base64url":    rnd("b64url", csB64URL, 64<<10),
+		"hashes":       hashes.String(),
+		"uuids":        uuids.String(),
+	} {
+		if spans := rd.textSpans([]byte(s), true, nil); len(spans) > 0 {
+			sp := spans[0]
+			t.Errorf("%s: %d redactions, the first %q", name, len(spans), s[max(0, sp.start-20):min(len(s), sp.end+20)])
+		}
 	}
 }

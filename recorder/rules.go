@@ -52,7 +52,8 @@ type Rule struct {
 	// cannot start a match; maxLen bounds a match's length (-1: none).
 	boundary bool
 	maxLen   int
-	near     int // when > 0, a keyword must be within near bytes of the match
+	near     int  // when > 0, a keyword must be within near bytes of the match
+	glued    bool // not more than maxGlue bytes of a longer token around the secret
 	allow    []ruleAllow
 }
 
@@ -338,6 +339,9 @@ func applyRule(r *Rule, b []byte, global []ruleAllow, spans []span) []span {
 		if placeholder(secret) {
 			continue
 		}
+		if r.glued && inLongToken(b, s, e) {
+			continue
+		}
 		if r.near > 0 && !holdsKeyword(b[max(0, m[0]-r.near):min(len(b), m[1]+r.near)], r.Keywords) {
 			continue
 		}
@@ -386,6 +390,30 @@ func entropy(b []byte) float64 {
 		}
 	}
 	return h
+}
+
+// maxGlue is how much of a longer token may stand around a key glued to
+// other text ("apikey:hf_…", "tokenxai-…"): more is encoded data (base64,
+// base64url) in which the key's shape came up by chance.
+const maxGlue = 32
+
+// inLongToken reports whether b[s:e] sits inside a run of base64 and
+// base64url characters reaching more than maxGlue bytes past it.
+func inLongToken(b []byte, s, e int) bool {
+	tok := func(c byte) bool { return isAlnum(c) || c == '_' || c == '-' || c == '+' || c == '/' || c == '=' }
+	n := 0
+	for i := s - 1; i >= 0 && tok(b[i]); i-- {
+		if n++; n > maxGlue {
+			return true
+		}
+	}
+	n = 0
+	for i := e; i < len(b) && tok(b[i]); i++ {
+		if n++; n > maxGlue {
+			return true
+		}
+	}
+	return false
 }
 
 // mixedCase reports whether b holds a digit and letters of both cases.
@@ -619,6 +647,13 @@ func loadRules(name string, src []byte, group Default) (*loaded, error) {
 				return nil, fmt.Errorf("%s: mixed is not a boolean", where)
 			}
 			r.mixed = b
+		}
+		if v, ok := t["glued"]; ok {
+			b, ok := v.(bool)
+			if !ok {
+				return nil, fmt.Errorf("%s: glued is not a boolean", where)
+			}
+			r.glued = b
 		}
 		if v, ok := t["near"]; ok {
 			n, ok := v.(int64)
