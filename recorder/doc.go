@@ -54,15 +54,21 @@
 // reaches a recording: credential headers are dropped (Authorization,
 // Cookie, Set-Cookie, X-Api-Key and any name shaped like a credential:
 // ...-Key, ...-Token, ...Secret...), and credentials named as such (query
-// parameters, JSON members, form fields, name=value in text), URL userinfo
-// and credentials of well-known shapes (OpenAI, Anthropic, Google, AWS,
-// GitHub, GitLab, Slack, Stripe, Hugging Face, npm, Groq and xAI keys,
-// JWTs, bearer tokens, private keys) are replaced by "[REDACTED]" wherever
-// they appear: request path, headers and body, events, recorded data,
-// provider URLs, headers both ways, bodies and response chunks, error
-// messages. Redact.Off turns a default off by name (see Defaults),
-// Redact.Keep spares a name, and Pointers, Patterns and Headers add rules.
-// The client, the agent and the provider always see the original bytes.
+// parameters, JSON members, JSON Patch values, form fields, name=value in
+// text, names matched by their shape: password, DB_PASSWORD, apiKeys,
+// sessionId, ...), URL userinfo and credentials of known shapes are
+// replaced by "[REDACTED]" wherever they appear: request path, headers
+// and body, events, recorded data, provider URLs, headers both ways,
+// bodies and response chunks, error messages. The shapes are rules kept
+// as data (see Rule): gitleaks' ruleset, vendored in rules/ with its
+// license, and the recorder's own rules in the same schema for the
+// formats gitleaks lacks (LLM providers, mostly) and keys glued to other
+// text. A key a stream sends in pieces (a message's deltas, a call's
+// arguments, a provider's text deltas) is found too: see Redact.
+// Redact.Off turns a default or a rule off by name (see Defaults and
+// Rules), Redact.Keep spares a name, and Pointers, Patterns, Headers and
+// Rules (ParseRules reads a gitleaks configuration) add rules. The
+// client, the agent and the provider always see the original bytes.
 //
 // # The format
 //

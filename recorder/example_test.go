@@ -186,3 +186,42 @@ func ExampleRedact() {
 	// /agent?key=[REDACTED]&page=2
 	// {"forwardedProps":{"apiKey":"[REDACTED]","session":"s-9","user":{"email":"[REDACTED]"}},"messages":[{"role":"user","content":"my token is ghp_a1B2a1B2a1B2a1B2a1B2a1B2a1B2a1B2a1B2"}]}
 }
+
+// ParseRules reads a user's own credential formats, written as a gitleaks
+// configuration; Redact.Rules applies them with the defaults, to a key
+// whole or streamed in pieces.
+func ExampleParseRules() {
+	rules, err := recorder.ParseRules("my-rules.toml", []byte(`
+[[rules]]
+id = "acme-key"
+regex = '''acme_[0-9a-f]{16}'''
+keywords = ["acme_"]
+`))
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	rd := recorder.Redact{Rules: rules}
+	fmt.Println(rd.String("the key is acme_0123456789abcdef, ok"))
+
+	var file strings.Builder
+	w, _ := recorder.NewWriter(&file, recorder.Header{})
+	s := &recorder.Sink{Run: "r", Writer: w, Redact: rd}
+	s.Emit(agui.NewTextMessageStart("m"))
+	s.Emit(agui.NewTextMessageContent("m", "the key is acme_0123"))
+	s.Emit(agui.NewTextMessageContent("m", "456789abcdef, ok"))
+	s.Emit(agui.NewTextMessageEnd("m"))
+	s.Close()
+	for _, e := range s.Events() {
+		fmt.Println(string(e.Raw()))
+	}
+	_, err = recorder.ParseRules("bad.toml", []byte("[[rules]]\nid = \"x\"\nregex = '('\n"))
+	fmt.Println(err)
+	// Output:
+	// the key is [REDACTED], ok
+	// {"type":"TEXT_MESSAGE_START","messageId":"m","role":"assistant"}
+	// {"type":"TEXT_MESSAGE_CONTENT","messageId":"m","delta":"the key is [REDACTED]"}
+	// {"type":"TEXT_MESSAGE_CONTENT","messageId":"m","delta":", ok"}
+	// {"type":"TEXT_MESSAGE_END","messageId":"m"}
+	// bad.toml: rule "x": error parsing regexp: missing closing ): `(`
+}

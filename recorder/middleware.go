@@ -314,6 +314,7 @@ type run struct {
 	last       []byte // the last event's JSON
 	lines      []byte // encoded records waiting to be written
 	nlines     int
+	stream     *streamRedactor[runItem]
 	sse        agui.SSEParser
 	proto      protoSplitter
 	enc        agui.Encoding // "" until the first response bytes
@@ -491,6 +492,7 @@ var linesPool = sync.Pool{New: func() any { return new([]byte) }}
 func (rn *run) begin() {
 	rn.lines = (*linesPool.Get().(*[]byte))[:0]
 	cfg := &rn.h.cfg
+	rn.stream = newStreamRedactor(&cfg.Redact, rn.record)
 	req := &Request{Time: rn.start, Method: rn.req.method, Path: cfg.Redact.URL(rn.req.path),
 		Header: cfg.Redact.header(rn.req.header, cfg.HeaderAllowlist)}
 	var in struct {
@@ -517,6 +519,35 @@ func (rn *run) begin() {
 	rn.add(Record{Kind: KindRequest, Run: rn.id, Request: req})
 }
 
+// runItem is what a run's stream redactor keeps with an event: its
+// offset, or a record made ready that takes its place in the stream.
+type runItem struct {
+	off time.Duration
+	rec *Record
+}
+
+// record writes what the stream redactor lets go, in the stream's order.
+func (rn *run) record(data []byte, clean bool, it runItem) {
+	if it.rec != nil {
+		rn.add(*it.rec)
+		return
+	}
+	if clean {
+		// The common case: the line is encoded straight from the stream.
+		if !rn.reserve(int64(len(data) + 64)) {
+			return
+		}
+		rn.lines = appendEventLine(rn.lines, rn.id, it.off, data)
+		rn.nlines++
+		return
+	}
+	red, err := rn.h.cfg.Redact.JSON(data)
+	if err != nil {
+		red = []byte(`{"type":"` + string(lastType(data)) + `"}`)
+	}
+	rn.add(Record{Kind: KindEvent, Run: rn.id, Offset: it.off, Event: red})
+}
+
 func (rn *run) process(it *item) {
 	if it.rec != nil {
 		it.rec.Run = rn.id
@@ -526,7 +557,7 @@ func (rn *run) process(it *item) {
 		if it.rec.Offset == 0 {
 			it.rec.Offset = it.at.Sub(rn.start)
 		}
-		rn.add(*it.rec)
+		rn.stream.pushOther(runItem{rec: it.rec})
 		return
 	}
 	rn.input(it.gap, it.tail, it.at)
@@ -537,7 +568,7 @@ func (rn *run) process(it *item) {
 // before them.
 func (rn *run) input(gap int64, data []byte, at time.Time) {
 	if gap > 0 {
-		rn.add(Record{Kind: KindGap, Run: rn.id, Offset: at.Sub(rn.start), Gap: &Gap{Bytes: gap}})
+		rn.stream.pushOther(runItem{rec: &Record{Kind: KindGap, Run: rn.id, Offset: at.Sub(rn.start), Gap: &Gap{Bytes: gap}}})
 	}
 	if !rn.zchecked && (gap > 0 || len(data) > 0) {
 		rn.zchecked = true
@@ -637,7 +668,7 @@ func (rn *run) frame(f frame, at time.Time) {
 			r.Event = []byte(`{"type":"` + string(lastType(r.Event)) + `"}`)
 		}
 	}
-	rn.add(r)
+	rn.stream.pushOther(runItem{rec: &r})
 }
 
 func (rn *run) event(data []byte, at time.Time) {
@@ -648,24 +679,11 @@ func (rn *run) event(data []byte, at time.Time) {
 	// line of JSON that agui.ParseEvent accepts. Anything else (a
 	// keepalive object without a type, invalid UTF-8) is kept as data.
 	if len(data) == 0 || data[0] != '{' || !oneLine(data) || !isEvent(data) {
-		rn.add(Record{Kind: KindEvent, Run: rn.id, Offset: off, Data: string(rd.Text(data))})
+		rn.stream.pushOther(runItem{rec: &Record{Kind: KindEvent, Run: rn.id, Offset: off, Data: string(rd.Text(data))}})
 		return
 	}
 	rn.last = append(rn.last[:0], data...)
-	if rd.clean(data) {
-		// The common case: the line is encoded straight from the stream.
-		if !rn.reserve(int64(len(data) + 64)) {
-			return
-		}
-		rn.lines = appendEventLine(rn.lines, rn.id, off, data)
-		rn.nlines++
-		return
-	}
-	red, err := rd.JSON(data)
-	if err != nil {
-		red = []byte(`{"type":"` + string(lastType(data)) + `"}`)
-	}
-	rn.add(Record{Kind: KindEvent, Run: rn.id, Offset: off, Event: red})
+	rn.stream.push(data, runItem{off: off})
 }
 
 // reserve accounts n bytes against MaxRunBytes and reports whether they
@@ -794,6 +812,7 @@ func (rn *run) end() {
 	} else {
 		rn.sse.End(func(m agui.SSEMessage) { rn.event(m.Data, now) })
 	}
+	rn.stream.finish()
 	rn.mu.Lock()
 	end := &End{Status: rn.status, ContentType: rn.ctype, ContentEncoding: rn.cenc, Bytes: rn.bytes, Events: rn.events,
 		Dropped: rn.dropped, Limited: rn.limited, Undecoded: rn.undecoded}

@@ -3,7 +3,9 @@ package recorder
 import (
 	"bytes"
 	"fmt"
+	"hash/fnv"
 	"io"
+	"math/rand/v2"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -16,98 +18,196 @@ import (
 	"github.com/aguitest/aguitest/agui"
 )
 
-// A planted credential: its kind, and the value planted.
+// A planted credential: its kind, the value planted, and the part of it
+// that must never reach a recording (the whole value when secret is "").
 type planted struct {
-	kind, value string
+	kind, value, secret string
+	// context says the format is known by what stands next to it (a
+	// name, an access key id): it is not glued to letters in the tests.
+	context bool
 }
 
-// marker is a tell-tale inside every planted value: finding it, or a
-// value's tail, in a recording means a leak.
-func marker(i int) string { return fmt.Sprintf("PLNT%02dq", i) }
-
-// plantedFormats are credentials of known shapes, each holding its marker.
-func plantedFormats() []planted {
-	m := func(i int, body string, n int) string { return fakeKey(marker(i), body, n) }
-	jwt := func(i int) string {
-		return fakeKey("eyJ", "hbGciOiJIUzI1", 20) + "." + "eyJ" + m(i, "zdWIiOiIxMjM0", 30) + "." + fakeKey("", "SflKxw_RJSM", 43)
+func (p planted) secretPart() string {
+	if p.secret != "" {
+		return p.secret
 	}
+	return p.value
+}
+
+// Character sets of fake credentials.
+const (
+	csAlnum   = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789"
+	csB64URL  = csAlnum + "-_"
+	csB64     = csAlnum + "+/"
+	csHex     = "0123456789abcdef"
+	csUpper   = "ABCDEFGHIJKLMNOPQRSTUVWXYZ234567"
+	csLetters = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+	csDigits  = "0123456789"
+)
+
+// rnd returns n characters of cs drawn from a source seeded by seed, so
+// that every fake credential is the same on every run and no two share a
+// stretch of text. Fake credentials are built at run time so that no
+// literal key sits in the sources (secret scanners would flag them).
+func rnd(seed, cs string, n int) string {
+	h := fnv.New64a()
+	h.Write([]byte(seed))
+	r := rand.New(rand.NewPCG(h.Sum64(), 7))
+	b := make([]byte, n)
+	for i := range b {
+		b[i] = cs[r.IntN(len(cs))]
+	}
+	// Random credentials have letters of both cases and digits: make
+	// sure of it where the set has them.
+	if n >= 3 && cs == csAlnum || cs == csB64URL || cs == csB64 {
+		copy(b, "aZ7")
+	}
+	return string(b)
+}
+
+// plantedFormats are credentials known by their shape: every kind the
+// recorder redacts by default, as a user would paste them.
+func plantedFormats() []planted {
+	f := func(kind, value string) planted { return planted{kind: kind, value: value} }
+	jwt := "eyJ" + rnd("jwt1", csB64URL, 30) + ".eyJ" + rnd("jwt2", csB64URL, 60) + "." + rnd("jwt3", csB64URL, 43)
+	pemBody := rnd("pem1", csB64, 64) + "\n" + rnd("pem2", csB64, 64) + "\n" + rnd("pem3", csB64, 40)
+	pgpBody := rnd("pgp1", csB64, 64) + "\n" + rnd("pgp2", csB64, 64) + "\n=" + rnd("pgp3", csB64, 4)
+	ppkBody := rnd("ppk1", csB64, 64) + "\n" + rnd("ppk2", csB64, 40)
+	ppkMAC := rnd("ppk3", csHex, 64)
+	awsSecret := rnd("awss", csB64, 40)
+	mistral := rnd("mistral", csAlnum, 32)
+	mysql := rnd("mysql", csAlnum, 18)
+	mysqlCLI := rnd("mysqlcli", csAlnum, 16)
+	pg := rnd("pg", csAlnum, 20)
+	nl := func(s string) string { return strings.ReplaceAll(s, "\\n", "\n") }
 	return []planted{
-		{"openai legacy key", "sk-" + m(1, "Ab3xY9", 45)},
-		{"openai project key", "sk-proj-" + m(2, "Ab3-xY9_", 150)},
-		{"openai service account key", "sk-svcacct-" + m(3, "Ab3xY9_", 100)},
-		{"anthropic key", "sk-ant-api03-" + m(4, "Qw9_zX-", 90) + "AA"},
-		{"google api key", "AIza" + m(5, "Sy-9_", 29)},
-		{"google oauth token", "ya29." + m(6, "a0AfH6SM", 60)},
-		{"google oauth client secret", "GOCSPX-" + m(7, "k9Lq", 22)},
-		{"aws access key id", "AKIA" + strings.ToUpper(marker(8)) + "9ZXCVBNM8"},
-		{"aws temporary key id", "ASIA" + strings.ToUpper(marker(9)) + "QWERTYUI7"},
-		{"github classic token", "ghp_" + m(10, "a1B2", 29)},
-		{"github oauth token", "gho_" + m(11, "c3D4", 29)},
-		{"github fine-grained token", "github_pat_" + m(12, "11AB_cd", 75)},
-		{"gitlab token", "glpat-" + m(13, "x9Y_z", 14)},
-		{"slack bot token", "xoxb-" + m(14, "1234-5678-", 40)},
-		{"slack user token", "xoxp-" + m(15, "9876-5432-", 40)},
-		{"slack app token", "xapp-1-" + m(16, "A0B1C2", 40)},
-		{"slack webhook", "https://hooks.slack.com/services/T0" + m(17, "ABC", 6) + "/B0DEF/" + m(17, "xYz9", 24)},
-		{"stripe secret key", "sk_live_" + m(18, "51Hq", 90)},
-		{"stripe restricted key", "rk_live_" + m(19, "51Hq", 90)},
-		{"hugging face token", "hf_" + m(20, "aBc9", 30)},
-		{"npm token", "npm_" + m(21, "zX9", 30)},
-		{"groq key", "gsk_" + m(22, "Wq8e", 46)},
-		{"xai key", "xai-" + m(23, "Rt5y", 74)},
-		{"jwt", jwt(24)},
-		{"pem private key", "-----BEGIN PRIVATE KEY-----\nMIIEv" + m(25, "QIBADANBgkq", 60) + "\n-----END PRIVATE KEY-----"},
+		f("openai legacy key", "sk-"+rnd("oai", csAlnum, 48)),
+		f("openai project key", "sk-proj-"+rnd("oaip", csB64URL, 156)),
+		f("openai service account key", "sk-svcacct-"+rnd("oais", csB64URL, 100)),
+		f("anthropic key", "sk-ant-api03-"+rnd("ant", csB64URL, 93)+"AA"),
+		f("google api key", "AIza"+rnd("gcp", csB64URL, 35)),
+		f("google oauth token", "ya29."+rnd("ya29", csB64URL, 60)),
+		f("google oauth client secret", "GOCSPX-"+rnd("gocspx", csB64URL, 28)),
+		f("aws access key id", "AKIA"+rnd("akia", csUpper, 16)),
+		f("aws temporary key id", "ASIA"+rnd("asia", csUpper, 16)),
+		f("github classic token", "ghp_"+rnd("ghp", csAlnum, 36)),
+		f("github oauth token", "gho_"+rnd("gho", csAlnum, 36)),
+		f("github fine-grained token", "github_pat_11"+rnd("ghpat", csAlnum, 20)+"_"+rnd("ghpat2", csAlnum, 59)),
+		f("gitlab token", "glpat-"+rnd("glpat", csB64URL, 20)),
+		f("slack bot token", "xoxb-"+rnd("xoxb1", csDigits, 12)+"-"+rnd("xoxb2", csDigits, 13)+"-"+rnd("xoxb3", csAlnum, 24)),
+		f("slack user token", "xoxp-"+rnd("xoxp1", csDigits, 12)+"-"+rnd("xoxp2", csDigits, 13)+"-"+rnd("xoxp3", csAlnum, 32)),
+		f("slack app token", "xapp-1-A"+rnd("xapp1", csAlnum, 10)+"-"+rnd("xapp2", csDigits, 13)+"-"+rnd("xapp3", csHex, 64)),
+		f("slack webhook", "https://hooks.slack.com/services/T"+rnd("sw1", csUpper, 8)+"/B"+rnd("sw2", csUpper, 8)+"/"+rnd("sw3", csAlnum, 24)),
+		f("stripe secret key", "sk_live_51"+rnd("stripe", csAlnum, 97)),
+		f("stripe restricted key", "rk_live_51"+rnd("stripe-rk", csAlnum, 97)),
+		f("hugging face token", "hf_"+rnd("hf", csLetters, 34)),
+		f("npm token", "npm_"+rnd("npm", csAlnum, 36)),
+		f("groq key", "gsk_"+rnd("gsk", csAlnum, 52)),
+		f("xai key", "xai-"+rnd("xai", csAlnum, 80)),
+		f("jwt", jwt),
+		{kind: "pem private key", value: nl("-----BEGIN RSA PRIVATE KEY-----\n" + pemBody + "\n-----END RSA PRIVATE KEY-----"), secret: nl(pemBody)},
+		f("deepseek key", "sk-"+rnd("deepseek", csHex, 32)),
+		f("openrouter key", "sk-or-v1-"+rnd("openrouter", csHex, 64)),
+		f("langsmith key", "lsv2_pt_"+rnd("ls1", csHex, 32)+"_"+rnd("ls2", csHex, 10)),
+		f("pinecone key", "pcsk_"+rnd("pc1", csAlnum, 5)+"_"+rnd("pc2", csAlnum, 63)),
+		f("tavily key", "tvly-dev-"+rnd("tvly", csAlnum, 32)),
+		f("perplexity key", "pplx-"+rnd("pplx", csAlnum, 48)),
+		f("replicate token", "r8_"+rnd("r8", csAlnum, 37)),
+		f("elevenlabs key", "sk_"+rnd("eleven", csHex, 48)),
+		{kind: "mistral key", value: "Mistral key: " + mistral, secret: mistral, context: true},
+		f("stripe webhook secret", "whsec_"+rnd("whsec", csB64, 32)),
+		f("pypi token", "pypi-AgEIcHlwaS5vcmc"+rnd("pypi", csB64URL, 70)),
+		f("sendgrid key", "SG."+rnd("sg1", csB64URL, 22)+"."+rnd("sg2", csB64URL, 43)),
+		f("shopify token", "shpat_"+rnd("shpat", csHex, 32)),
+		f("twilio key", "SK"+rnd("twilio", csHex, 32)),
+		f("telegram bot token", rnd("tg1", csDigits, 10)+":AA"+rnd("tg2", csB64URL, 33)),
+		{kind: "discord bot token", value: "M" + rnd("dc1", csAlnum, 23) + "." + rnd("dc2", csB64URL, 6) + "." + rnd("dc3", csB64URL, 38), context: true},
+		f("discord webhook", "https://discord.com/api/webhooks/"+rnd("dw1", csDigits, 18)+"/"+rnd("dw2", csB64URL, 68)),
+		f("vault token", "hvs."+rnd("hvs", csB64URL, 95)),
+		f("databricks token", "dapi"+rnd("dapi", csHex, 32)),
+		f("digitalocean token", "dop_v1_"+rnd("dop", csHex, 64)),
+		{kind: "mysql dsn password", value: "app:" + mysql + "@tcp(db:3306)/shop", secret: mysql, context: true},
+		{kind: "mysql cli password", value: "mysql -u root -p" + mysqlCLI + " shop", secret: mysqlCLI, context: true},
+		{kind: "postgres url password", value: "postgres://app:" + pg + "@db:5432/shop", secret: pg, context: true},
+		{kind: "aws secret access key", value: "AWS " + awsSecret, secret: awsSecret, context: true},
+		{kind: "pgp private key", value: nl("-----BEGIN PGP PRIVATE KEY BLOCK-----\n\n" + pgpBody + "\n-----END PGP PRIVATE KEY BLOCK-----"), secret: nl(pgpBody)},
+		{kind: "putty private key", value: nl("PuTTY-User-Key-File-3: ssh-ed25519\nEncryption: none\nComment: deploy\nPublic-Lines: 2\n" + rnd("ppkpub", csB64, 68) + "\nPrivate-Lines: 2\n" + ppkBody + "\nPrivate-MAC: " + ppkMAC), secret: nl(ppkBody)},
+		{kind: "openssh private key", value: nl("-----BEGIN OPENSSH PRIVATE KEY-----\n" + rnd("ossh1", csB64, 70) + "\n" + rnd("ossh2", csB64, 70) + "\n-----END OPENSSH PRIVATE KEY-----"), secret: nl(rnd("ossh1", csB64, 70))},
 	}
 }
 
 // plantedNamed are credentials of no known shape, carried under names
 // that say what they are: header names, query parameters, fields.
 func plantedNamed() []planted {
-	v := func(i int) string { return fmt.Sprintf("%s-hunter2-%d", marker(i), i*7919) }
-	return []planted{
-		{"Authorization", "Basic " + v(30)},
-		{"Proxy-Authorization", "Bearer " + v(31)},
-		{"Cookie", "session=" + v(32)},
-		{"X-Api-Key", v(33)},
-		{"Ocp-Apim-Subscription-Key", v(34)},
-		{"X-Functions-Key", v(35)},
-		{"X-Openai-Key", v(36)},
-		{"X-Access-Key", v(37)},
-		{"X-Goog-Api-Key", v(38)},
-		{"X-Amz-Security-Token", v(39)},
-		{"api_key", v(40)},
-		{"access_token", v(41)},
-		{"key", v(42)},
-		{"password", v(43)},
-		{"client_secret", v(44)},
-		{"aws_secret_access_key", v(45)},
-		{"refreshToken", v(46)},
-		{"sig", v(47)},
+	v := func(i int) string { return "hunter2-" + rnd(fmt.Sprint("named", i), csAlnum, 14) }
+	names := []string{
+		"Authorization", "Proxy-Authorization", "Cookie", "X-Api-Key", "Ocp-Apim-Subscription-Key", "X-Functions-Key",
+		"X-Openai-Key", "X-Access-Key", "X-Goog-Api-Key", "X-Amz-Security-Token",
+		"api_key", "access_token", "key", "password", "client_secret", "aws_secret_access_key", "refreshToken", "sig",
+		"passwd", "secrets", "creds", "dsn", "passcode", "apiKeys", "api_key_value", "sessionId", "db_password",
+		"authToken", "session_token", "x_api_key", "SECRET_KEY", "privateKey", "Passwords", "bot_token",
 	}
+	out := make([]planted, len(names))
+	for i, n := range names {
+		val := v(i)
+		switch n {
+		case "Authorization":
+			val = "Basic " + val
+		case "Proxy-Authorization":
+			val = "Bearer " + val
+		case "Cookie":
+			val = "session=" + val
+		}
+		out[i] = planted{kind: n, value: val, secret: v(i)}
+	}
+	return out
 }
 
-// leaks returns every planted value found in b: its marker, or its last
-// 10 bytes.
+// leaks returns the planted credentials a piece of which (any 12 bytes of
+// the secret part) is in b, as it is or JSON-escaped up to three times
+// (a call's arguments in an event in a record).
 func leaks(b []byte, ps []planted) []string {
+	const w = 12
+	windows := map[string]int{}
+	for i, p := range ps {
+		s := p.secretPart()
+		if len(s) < w {
+			windows[s] = i
+			continue
+		}
+		for k := 0; k+w <= len(s); k++ {
+			windows[s[k:k+w]] = i
+		}
+	}
+	found := map[int]string{}
+	hay := string(b)
+	unescape := strings.NewReplacer(`\n`, "\n", `\"`, `"`, `\\`, `\`, `\/`, "/", `\u002b`, "+", `\u0026`, "&", `\u003c`, "<", `\u003e`, ">")
+	for layer := 0; layer < 4; layer++ {
+		for k := 0; k+w <= len(hay); k++ {
+			if i, ok := windows[hay[k:k+w]]; ok {
+				if _, seen := found[i]; !seen {
+					found[i] = hay[max(0, k-40):min(len(hay), k+w+40)]
+				}
+			}
+		}
+		hay = unescape.Replace(hay)
+	}
 	var out []string
-	for _, p := range ps {
-		tail := p.value[max(0, len(p.value)-10):]
-		if strings.Contains(p.value, "-----END") {
-			tail = "PRIVATE KEY-----" // the block's last line
-			if !bytes.Contains(b, []byte("BEGIN PRIVATE KEY")) {
-				tail = "\x00"
-			}
-		}
-		for i := 0; i < 50; i++ {
-			if strings.Contains(p.value, marker(i)) && (bytes.Contains(b, []byte(marker(i))) || bytes.Contains(b, []byte(strings.ToUpper(marker(i))))) {
-				out = append(out, fmt.Sprintf("%s (marker %s)", p.kind, marker(i)))
-			}
-		}
-		if bytes.Contains(b, []byte(tail)) {
-			out = append(out, fmt.Sprintf("%s (tail %q)", p.kind, tail))
+	for i, p := range ps {
+		if ctx, ok := found[i]; ok {
+			out = append(out, fmt.Sprintf("%s (in %q)", p.kind, ctx))
 		}
 	}
 	return out
+}
+
+// plantedText is prose holding every credential of ps, none named.
+func plantedText(ps []planted) string {
+	var b strings.Builder
+	for i, p := range ps {
+		fmt.Fprintf(&b, "%d. here you go %s ok\n", i+1, p.value)
+	}
+	return b.String()
 }
 
 // TestNoPlantedCredentialRecorded plants 43 kinds of credential in every

@@ -17,7 +17,14 @@ const Redacted = "[REDACTED]"
 // carried under; the others by its shape, wherever it appears: header
 // values, URLs, request and provider bodies, events, recorded data that is
 // not an event, provider response chunks (across chunk boundaries), error
-// messages.
+// messages, and the text a stream sends in pieces (a message's deltas, a
+// call's arguments, a provider's text deltas), joined.
+//
+// The shapes are rules as data (see Rule): gitleaks' ruleset, vendored
+// whole, and the recorder's own rules for formats gitleaks lacks and for
+// keys glued to other text. The Defaults after DefaultFields name groups
+// of them; DefaultGitleaks is the rest of gitleaks' rules. Off also takes
+// a single rule's ID (Rules lists them).
 type Default string
 
 // The defaults, in the order Defaults lists them.
@@ -37,25 +44,50 @@ const (
 	DefaultUserinfo Default = "userinfo"
 	// DefaultFields redacts values named like a credential: JSON members
 	// (a string or number under apiKey, password, client_secret,
-	// access_token, ...; objects are searched inside), form fields, and
-	// name=value or name: value in text.
+	// access_token, ...; objects are searched inside), the value of a
+	// JSON Patch operation whose path ends in such a name, form fields,
+	// and name=value or name: value in text. Names are matched by their
+	// shape (password, DB_PASSWORD, passwd, secret(s), creds, dsn,
+	// passcode, apiKeys, api_key_value, accessToken, sessionId, ...), with
+	// a guard for names that carry none (tokenCount, max_tokens,
+	// keyboard, public_key, key_id, sessions) and for values that stand
+	// for one ($API_KEY, env.APIKey, <your-key>, a word after "key:" in
+	// prose); README's Security section has the whole list.
 	DefaultFields Default = "fields"
 
-	DefaultOpenAI      Default = "openai"      // sk-…, sk-proj-…, sk-svcacct-…, sk-admin-…
-	DefaultAnthropic   Default = "anthropic"   // sk-ant-…
-	DefaultGoogle      Default = "google"      // AIza… API keys, ya29.… OAuth tokens, GOCSPX-… client secrets
-	DefaultAWS         Default = "aws"         // AKIA… and ASIA… access key ids (secret keys go by name: DefaultFields)
-	DefaultGitHub      Default = "github"      // ghp_, gho_, ghu_, ghs_, ghr_, github_pat_
-	DefaultGitLab      Default = "gitlab"      // glpat-
-	DefaultSlack       Default = "slack"       // xoxb-, xoxp-, xoxa-, xapp- tokens, hooks.slack.com webhook URLs
-	DefaultStripe      Default = "stripe"      // sk_live_, sk_test_, rk_live_, rk_test_
-	DefaultHuggingFace Default = "huggingface" // hf_
-	DefaultNPM         Default = "npm"         // npm_
-	DefaultGroq        Default = "groq"        // gsk_
-	DefaultXAI         Default = "xai"         // xai-
-	DefaultJWT         Default = "jwt"         // eyJ….eyJ….…
-	DefaultBearer      Default = "bearer"      // the token after "Bearer " or "Basic " in text
-	DefaultPrivateKey  Default = "private-key" // -----BEGIN … PRIVATE KEY----- blocks
+	DefaultOpenAI       Default = "openai"       // sk-…, sk-proj-…, sk-svcacct-…, sk-admin-…, and the sk- keys of DeepSeek and OpenRouter
+	DefaultAnthropic    Default = "anthropic"    // sk-ant-…
+	DefaultGoogle       Default = "google"       // AIza… API keys, ya29.… OAuth tokens, GOCSPX-… client secrets
+	DefaultAWS          Default = "aws"          // AKIA… and ASIA… access key ids, secret access keys next to them or to "aws"
+	DefaultGitHub       Default = "github"       // ghp_, gho_, ghu_, ghs_, ghr_, github_pat_
+	DefaultGitLab       Default = "gitlab"       // glpat-
+	DefaultSlack        Default = "slack"        // xoxb-, xoxp-, xoxa-, xapp- tokens, hooks.slack.com webhook URLs
+	DefaultStripe       Default = "stripe"       // sk_live_, sk_test_, rk_live_, rk_test_, whsec_ webhook secrets
+	DefaultHuggingFace  Default = "huggingface"  // hf_
+	DefaultNPM          Default = "npm"          // npm_
+	DefaultGroq         Default = "groq"         // gsk_
+	DefaultXAI          Default = "xai"          // xai-
+	DefaultLangSmith    Default = "langsmith"    // lsv2_pt_, lsv2_sk_
+	DefaultPinecone     Default = "pinecone"     // pcsk_
+	DefaultTavily       Default = "tavily"       // tvly-
+	DefaultPerplexity   Default = "perplexity"   // pplx-
+	DefaultReplicate    Default = "replicate"    // r8_
+	DefaultElevenLabs   Default = "elevenlabs"   // sk_ and 48 hex digits
+	DefaultMistral      Default = "mistral"      // 32 letters and digits given as a Mistral key
+	DefaultPyPI         Default = "pypi"         // pypi-Ag…
+	DefaultSendGrid     Default = "sendgrid"     // SG.….…
+	DefaultShopify      Default = "shopify"      // shpat_, shpca_, shppa_, shpss_
+	DefaultTwilio       Default = "twilio"       // SK and 32 hex digits
+	DefaultTelegram     Default = "telegram"     // bot tokens: digits:AA…
+	DefaultDiscord      Default = "discord"      // bot tokens, webhook URLs
+	DefaultVault        Default = "vault"        // hvs., hvb.
+	DefaultDatabricks   Default = "databricks"   // dapi and 32 hex digits
+	DefaultDigitalOcean Default = "digitalocean" // dop_v1_, doo_v1_, dor_v1_
+	DefaultDSN          Default = "dsn"          // passwords in MySQL DSNs (user:pass@tcp(…)) and after mysql -p
+	DefaultJWT          Default = "jwt"          // eyJ….eyJ….…
+	DefaultBearer       Default = "bearer"       // the token after "Bearer " or "Basic " in text
+	DefaultPrivateKey   Default = "private-key"  // PEM (RSA, EC, OPENSSH, …), PGP and PuTTY private key blocks
+	DefaultGitleaks     Default = "gitleaks"     // the rest of gitleaks' rules (about 180 formats)
 )
 
 // Defaults returns every Default, in a fixed order.
@@ -64,8 +96,31 @@ func Defaults() []Default {
 		DefaultHeaders, DefaultQuery, DefaultUserinfo, DefaultFields,
 		DefaultOpenAI, DefaultAnthropic, DefaultGoogle, DefaultAWS, DefaultGitHub, DefaultGitLab,
 		DefaultSlack, DefaultStripe, DefaultHuggingFace, DefaultNPM, DefaultGroq, DefaultXAI,
-		DefaultJWT, DefaultBearer, DefaultPrivateKey,
+		DefaultLangSmith, DefaultPinecone, DefaultTavily, DefaultPerplexity, DefaultReplicate,
+		DefaultElevenLabs, DefaultMistral, DefaultPyPI, DefaultSendGrid, DefaultShopify,
+		DefaultTwilio, DefaultTelegram, DefaultDiscord, DefaultVault, DefaultDatabricks,
+		DefaultDigitalOcean, DefaultDSN,
+		DefaultJWT, DefaultBearer, DefaultPrivateKey, DefaultGitleaks,
 	}
+}
+
+// Rules returns the IDs of the built-in rules, each with the Default that
+// turns it off along with others.
+func Rules() map[string]Default {
+	out := map[string]Default{}
+	for _, r := range builtinRules().rules {
+		out[r.ID] = r.group
+	}
+	return out
+}
+
+// known reports whether d is a Default or the ID of a built-in rule.
+func known(d Default) bool {
+	if slices.Contains(Defaults(), d) {
+		return true
+	}
+	_, ok := Rules()[string(d)]
+	return ok
 }
 
 // ParseDefaults reads a comma-separated list of Default names ("" is
@@ -80,8 +135,8 @@ func ParseDefaults(s string) ([]Default, error) {
 		case f == "all":
 			out = append(out, Defaults()...)
 			continue
-		case !slices.Contains(Defaults(), Default(f)):
-			return nil, fmt.Errorf("unknown redaction %q (known: all, %s)", f, defaultNames())
+		case !known(Default(f)):
+			return nil, fmt.Errorf("unknown redaction %q (known: all, %s, or a rule's id)", f, defaultNames())
 		}
 		out = append(out, Default(f))
 	}
@@ -98,23 +153,35 @@ func defaultNames() string {
 
 // Redact says what to remove before anything reaches a recording. The zero
 // value makes every redaction in Defaults: credential headers are dropped;
-// credentials named as such (query parameters, JSON members, form fields)
-// and credentials of a well-known shape (API keys of OpenAI, Anthropic,
-// Google, AWS, GitHub, Slack, ..., JWTs, bearer tokens, private keys) are
-// replaced by "[REDACTED]" wherever they appear. Off turns defaults off by
-// name, Keep spares names, and Headers, Pointers and Patterns add rules.
+// credentials named as such (query parameters, JSON members, JSON Patch
+// values, form fields, name=value in text; names matched by their shape)
+// and credentials of a known shape (gitleaks' ruleset and the recorder's
+// own rules: API keys of OpenAI, Anthropic, Google, AWS, GitHub, Slack,
+// LangSmith, Pinecone, ..., JWTs, bearer tokens, private keys) are
+// replaced by "[REDACTED]" wherever they appear. Off turns defaults (or a
+// single rule, by its ID) off, Keep spares names, and Headers, Pointers,
+// Patterns and Rules add rules.
 //
 // Rules apply to the recording only: the client, the agent and the
 // provider always see the original bytes.
 //
-// What redaction cannot see: a credential split between two events of a
-// stream (a TOOL_CALL_ARGS fragment ending inside a key: the fragments
-// after the first are recorded as they are), one written with JSON \u
-// escapes in a provider's response chunks, and protobuf frames (kept only
-// when their event needs no redaction). A credential of no known shape
-// under a name that says nothing needs a Pointer or a Pattern.
+// A stream's text sent in pieces is searched joined: the deltas of one
+// message, of one reasoning message, one call's arguments (Middleware,
+// Proxy, Sink), and the text deltas of one provider stream (Transport).
+// An event of such a text is held back from the recording until 320 bytes
+// of its text follow it or its message or call ends, so that a key cut
+// anywhere is found; the first event it touches gets "[REDACTED]" in its
+// place, the others lose their part.
+//
+// What redaction cannot see: a credential of no known shape under a name
+// that says nothing (it needs a Pointer, a Pattern or a Rule), a key whose
+// pieces are more than 320 bytes apart (a private key block is held whole
+// while it is open), one written with JSON \u escapes in a provider's
+// response chunks outside its text deltas, and protobuf frames (kept only
+// when their event needs no redaction).
 type Redact struct {
-	// Off turns off the defaults named (see Defaults).
+	// Off turns off the defaults named (see Defaults), or single rules
+	// by their ID (see Rules).
 	Off []Default
 	// Keep names headers, query parameters and fields (any case) that are
 	// not redacted for their name; their values are still searched for
@@ -133,14 +200,19 @@ type Redact struct {
 	// that are not JSON, provider response chunks, recorded data that is
 	// not an event, error messages).
 	Patterns []*regexp.Regexp
+	// Rules are further credential formats (see Rule and ParseRules, which
+	// reads them from a gitleaks configuration), applied wherever the
+	// built-in rules are: every text a recording holds, JSON strings, and
+	// text a stream sends in pieces, joined.
+	Rules []Rule
 }
 
 // Validate reports Off names that are not Defaults and Pointers that are
 // not JSON pointers.
 func (rd *Redact) Validate() error {
 	for _, d := range rd.Off {
-		if !slices.Contains(Defaults(), d) {
-			return fmt.Errorf("recorder: Redact.Off: unknown redaction %q (known: %s)", d, defaultNames())
+		if !known(d) {
+			return fmt.Errorf("recorder: Redact.Off: unknown redaction %q (known: %s, or a rule's id)", d, defaultNames())
 		}
 	}
 	for _, p := range rd.Pointers {
@@ -153,7 +225,42 @@ func (rd *Redact) Validate() error {
 
 // on reports whether the default d applies.
 func (rd *Redact) on(d Default) bool {
-	return !slices.Contains(rd.Off, d)
+	return len(rd.Off) == 0 || !slices.Contains(rd.Off, d)
+}
+
+// ruleOn reports whether a built-in rule applies: neither its group nor
+// its ID is off.
+func (rd *Redact) ruleOn(r *Rule) bool {
+	return rd.on(r.group) && rd.on(Default(r.ID))
+}
+
+func allOn(*Rule) bool { return true }
+
+// ruleSpans adds the secrets the rules find in b.
+func (rd *Redact) ruleSpans(b []byte, spans []span) []span {
+	on := allOn
+	if len(rd.Off) > 0 {
+		on = rd.ruleOn
+	}
+	spans = builtinRules().spans(b, on, spans)
+	for i := range rd.Rules {
+		r := &rd.Rules[i]
+		if r.Regex != nil && (len(r.Keywords) == 0 || holdsKeyword(b, r.Keywords)) {
+			spans = applyRule(r, b, nil, spans)
+		}
+	}
+	return spans
+}
+
+// holdsKeyword reports whether b holds one of the lower-case words, in
+// any case.
+func holdsKeyword(b []byte, words []string) bool {
+	for _, w := range words {
+		if indexFold(b, w) >= 0 {
+			return true
+		}
+	}
+	return false
 }
 
 // user reports whether rules of the user's (pointers, patterns) are set:
@@ -306,11 +413,11 @@ func (rd *Redact) formSpans(b []byte, start, end int, spans []span) []span {
 			switch {
 			case err != nil:
 			case !rd.kept(name) && credentialName(name, ctxQuery):
-				spans = append(spans, span{vs, pe})
+				spans = append(spans, span{start: vs, end: pe})
 			default:
 				if v, err := queryUnescape(string(b[vs:pe])); err == nil && v != string(b[vs:pe]) {
 					if found := rd.patternSpans([]byte(v), rd.textSpans([]byte(v), false, nil)); len(found) > 0 {
-						spans = append(spans, span{vs, pe})
+						spans = append(spans, span{start: vs, end: pe})
 					}
 				}
 			}
@@ -362,7 +469,7 @@ func (rd *Redact) patternSpans(b []byte, spans []span) []span {
 	for _, re := range rd.Patterns {
 		for _, m := range re.FindAllIndex(b, -1) {
 			if m[1] > m[0] {
-				spans = append(spans, span{m[0], m[1]})
+				spans = append(spans, span{start: m[0], end: m[1]})
 			}
 		}
 	}
@@ -404,6 +511,7 @@ func (rd *Redact) chunks(cs []Chunk) {
 	}
 	spans := rd.textSpans(all, true, nil)
 	spans = rd.patternSpans(all, spans)
+	spans = rd.wireSpans(all, spans)
 	if len(spans) == 0 {
 		return
 	}
@@ -425,7 +533,9 @@ func (rd *Redact) chunks(cs []Chunk) {
 			s := spans[j]
 			if s.start >= pos {
 				out = append(out, all[pos:s.start]...)
-				out = append(out, Redacted...)
+				if !s.drop {
+					out = append(out, Redacted...)
+				}
 			}
 			pos = min(max(pos, s.end), hi)
 		}

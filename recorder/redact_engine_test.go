@@ -1,6 +1,8 @@
 package recorder
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"os"
 	"regexp"
 	"slices"
@@ -24,12 +26,13 @@ func TestRedactText(t *testing.T) {
 		{"openai in prose", "use " + openai + " now", "use [REDACTED] now"},
 		{"openai after a JSON escape", `line\n` + openai, `line\n[REDACTED]`},
 		{"a slug is not a key", "sk-create-the-new-release-branch-now", "sk-create-the-new-release-branch-now"},
-		{"inside a word is not a key", "task-" + strings.Repeat("Ab3", 10), "task-" + strings.Repeat("Ab3", 10)},
+		{"a slug is not a key", "task-2024-planning-document-v3 and desk-lamp-model-2000-series-b", "task-2024-planning-document-v3 and desk-lamp-model-2000-series-b"},
+		{"a key glued to a word", "task-" + strings.Repeat("Ab3", 10), "ta[REDACTED]"},
 		{"anthropic", "k=" + fakeKey("sk-ant-api03-", "Qw9_zX-", 90), "k=[REDACTED]"},
 		{"aws id", "id AKIA" + "IOSFODNN7EXAMPLE ok", "id [REDACTED] ok"},
 		{"aws id too long", "AKIA" + "IOSFODNN7EXAMPLEXX", "AKIA" + "IOSFODNN7EXAMPLEXX"},
 		{"jwt", "token " + jwt + ".", "token [REDACTED]."},
-		{"bearer", "Authorization: Bearer abc123def456ghi", "Authorization: [REDACTED]"},
+		{"bearer", "Authorization: Bearer abc123def456ghi", "Authorization: Bearer [REDACTED]"},
 		{"bearer in prose", "a Bearer Authority", "a Bearer Authority"},
 		{"basic", "basic dXNlcjpwYXNzd29yZA==", "basic [REDACTED]"},
 		{"json member", `{"api_key":"hunter2","n":1}`, `{"api_key":"[REDACTED]","n":1}`},
@@ -115,12 +118,29 @@ func TestRedactJSONKeepsBytes(t *testing.T) {
 }
 
 func TestCredentialName(t *testing.T) {
-	yes := []string{"password", "Password", "api_key", "apiKey", "APIKey", "x-api-key", "X-Functions-Key", "Ocp-Apim-Subscription-Key",
-		"X-Openai-Key", "X-Access-Key", "client_secret", "clientSecret", "access_token", "accessToken", "refresh_token", "key",
-		"aws_secret_access_key", "SecretAccessKey", "private_key", "csrftoken", "oauth", "auth", "credentials", "session",
-		"secret_value", "x-amz-security-token", "passphrase", "pwd"}
-	no := []string{"type", "messageId", "max_tokens", "tokens", "promptTokenCount", "token_type", "public_key", "Idempotency-Key",
-		"Sec-WebSocket-Key", "author", "sessionId", "keyboard", "monkey", "signature", "cache_key", "api_key_id", "delta"}
+	// The shapes the names take (case, separators, plurals, prefixes and
+	// suffixes), and the guard: names that hold such a word but carry no
+	// credential.
+	yes := []string{"password", "Password", "PASSWORD", "passwd", "db_password", "MYSQL_ROOT_PASSWORD", "userPasswords",
+		"password_confirmation", "newPassword", "passcode", "pass_code", "passphrase", "pwd",
+		"secret", "secrets", "client_secret", "clientSecret", "client_secrets", "secretKey", "secret_value",
+		"creds", "cred", "my_creds", "awsCreds", "credentials", "dsn", "DATABASE_DSN", "sentry_dsn",
+		"api_key", "apiKey", "APIKey", "apiKeys", "api_keys", "api_key_value", "x-api-key", "X-Functions-Key",
+		"Ocp-Apim-Subscription-Key", "X-Openai-Key", "X-Access-Key", "key", "keys", "private_key", "SecretAccessKey",
+		"aws_secret_access_key", "signing_key", "encryptionKey",
+		"token", "Token", "access_token", "accessToken", "refresh_token", "refreshTokens", "access_tokens", "idToken",
+		"csrftoken", "x-amz-security-token", "bot_token", "tokenValue", "github_token",
+		"session", "sessionId", "session_id", "SessionID", "sessionKey", "session_token", "sessionCookie",
+		"oauth", "auth", "authorization", "cookie", "jwt", "bearer"}
+	no := []string{"type", "messageId", "delta", "author", "authority", "passenger", "compass", "bypass",
+		"max_tokens", "tokens", "tokenCount", "promptTokenCount", "candidatesTokenCount", "input_tokens",
+		"completion_tokens", "total_tokens", "cached_tokens", "reasoning_tokens", "tokenLimit", "token_type",
+		"tokenizer", "token_count", "maxOutputTokens", "thinkingBudgetTokens", "token_id",
+		"keyboard", "monkey", "keyword", "keywords", "key_points", "public_key", "publicKey", "cache_key", "cacheKey",
+		"sort_key", "primary_key", "Idempotency-Key", "Sec-WebSocket-Key", "api_key_id", "key_id", "keyId",
+		"key_name", "keyType", "react_key", "messageKey", "stateKey",
+		"sessions", "session_count", "sessionStart", "session_duration", "sessionTimeout", "session_name",
+		"password_hint", "signature", "sig_figs", "secretary", "tokenomics"}
 	for _, n := range yes {
 		if !credentialName(n, ctxField) {
 			t.Errorf("credentialName(%q) = false, want true", n)
@@ -202,5 +222,46 @@ func TestDefaultsDocumented(t *testing.T) {
 	}
 	for n := range named {
 		t.Errorf("README's Security table names %q, which is no Default", n)
+	}
+	// Every built-in rule is turned off by a Default the table names.
+	for id, g := range Rules() {
+		if !slices.Contains(Defaults(), g) {
+			t.Errorf("rule %s is in group %q, which is no Default", id, g)
+		}
+	}
+	// Every Default of a format has rules or a scan of its own.
+	scanned := []Default{DefaultHeaders, DefaultQuery, DefaultUserinfo, DefaultFields, DefaultBearer, DefaultDiscord}
+	groups := map[Default]int{}
+	for _, g := range Rules() {
+		groups[g]++
+	}
+	for _, d := range Defaults() {
+		if groups[d] == 0 && !slices.Contains(scanned, d) {
+			t.Errorf("Default %q has no rule", d)
+		}
+	}
+	// The gitleaks rules are those rules/README.md names.
+	if n := groups[DefaultGitleaks]; n < 150 {
+		t.Errorf("%d rules of gitleaks' in use, want 150 or more", n)
+	}
+	if !strings.Contains(s, "gitleaks") || !strings.Contains(s, "Turning one off") {
+		t.Error("README's Security section does not say how the gitleaks rules are turned off")
+	}
+}
+
+// TestRulesProvenance: the vendored ruleset is the one rules/README.md
+// names (version, commit, checksum), with its license.
+func TestRulesProvenance(t *testing.T) {
+	readme, err := os.ReadFile("rules/README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	sum := sha256.Sum256(gitleaksTOML)
+	if !strings.Contains(strings.Join(strings.Fields(string(readme)), " "), hex.EncodeToString(sum[:])) {
+		t.Errorf("rules/README.md does not name the sha256 of rules/gitleaks.toml, %x", sum)
+	}
+	lic, err := os.ReadFile("rules/gitleaks.LICENSE")
+	if err != nil || !strings.Contains(string(lic), "MIT License") {
+		t.Errorf("rules/gitleaks.LICENSE: %v", err)
 	}
 }

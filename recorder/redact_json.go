@@ -49,7 +49,66 @@ func (rd *Redact) JSON(b []byte) ([]byte, error) {
 // clean reports whether an event's raw JSON needs no redaction: the quick
 // check of the recording path.
 func (rd *Redact) clean(b []byte) bool {
-	return !rd.user() && !hasEscape(b) && len(rd.textSpans(b, true, nil)) == 0
+	return !rd.user() && !hasEscape(b) && len(rd.textSpans(b, true, nil)) == 0 &&
+		!(rd.on(DefaultFields) && patchPathIn(b))
+}
+
+// patchNamesCredential reports whether the object at src[i] is a JSON
+// Patch operation (op, path) whose path ends in a credential name.
+func patchNamesCredential(src []byte, i int) bool {
+	var op, path bool
+	var last string
+	i = jsonx.SkipSpace(src, i+1)
+	for i < len(src) && src[i] == '"' {
+		ke := skipString(src, i)
+		key := src[i+1 : ke-1]
+		vs := jsonx.SkipSpace(src, jsonx.SkipSpace(src, ke)+1)
+		ve := skipValue(src, vs)
+		switch string(key) {
+		case "op":
+			op = true
+		case "path":
+			if src[vs] == '"' {
+				p := jsonStringValue(src[vs:ve])
+				if k := strings.LastIndexByte(p, '/'); k >= 0 {
+					last = strings.ReplaceAll(strings.ReplaceAll(p[k+1:], "~1", "/"), "~0", "~")
+					path = true
+				}
+			}
+		}
+		i = jsonx.SkipSpace(src, ve)
+		if i < len(src) && src[i] == ',' {
+			i = jsonx.SkipSpace(src, i+1)
+		}
+	}
+	return op && path && credentialName(last, ctxField)
+}
+
+// patchPathIn reports whether b (raw JSON) may hold a JSON Patch path
+// ending in a credential name: "/password", "/auth/apiKey".
+func patchPathIn(b []byte) bool {
+	if !bytes.Contains(b, []byte(`path`)) {
+		return false
+	}
+	for i := 0; i < len(b); i++ {
+		if b[i] != '/' {
+			continue
+		}
+		j := i + 1
+		for j < len(b) && (isAlnum(b[j]) || b[j] == '_' || b[j] == '-') {
+			j++
+		}
+		if j > i+1 && j < len(b) && (b[j] == '"' || b[j] == '\\') && mayBeCredential(b[i+1:j]) && credentialName(string(b[i+1:j]), ctxField) {
+			return true
+		}
+	}
+	return false
+}
+
+// logprobNear reports whether b holds a "logprob" member: a "token" there
+// is a token of text with its probability, not a credential.
+func logprobNear(b []byte) bool {
+	return indexFold(b, `logprob`) >= 0
 }
 
 // hasEscape reports whether b holds a JSON escape that could hide a word:
@@ -132,10 +191,12 @@ func (w *jsonRedactor) value(i int, path []string, track bool) int {
 	}
 	switch w.src[i] {
 	case '{':
+		obj := i
 		i = jsonx.SkipSpace(w.src, i+1)
 		if w.src[i] == '}' {
 			return i + 1
 		}
+		patch := w.rd.on(DefaultFields) && patchNamesCredential(w.src, obj)
 		for {
 			ks := i
 			ke := skipString(w.src, i)
@@ -148,8 +209,14 @@ func (w *jsonRedactor) value(i int, path []string, track bool) int {
 			if track {
 				child = append(path[:len(path):len(path)], name)
 			}
-			if w.rd.on(DefaultFields) && (w.src[vs] == '"' || w.src[vs] == '-' || jsonx.IsDigit(w.src[vs])) &&
-				!w.rd.kept(name) && credentialName(name, ctxField) {
+			if patch && name == "value" {
+				// A JSON Patch operation on a member named like a
+				// credential: its value, whatever it is.
+				end := skipValue(w.src, vs)
+				w.replace(vs, end, redactedJSON)
+				i = end
+			} else if w.rd.on(DefaultFields) && (w.src[vs] == '"' || (w.src[vs] == '-' || jsonx.IsDigit(w.src[vs])) && !strings.EqualFold(name, "pass")) &&
+				!w.rd.kept(name) && credentialName(name, ctxField) && !(name == "token" && logprobNear(w.src[obj:skipValue(w.src, obj)])) {
 				end := skipValue(w.src, vs)
 				if string(w.src[vs:end]) != `""` {
 					w.replace(vs, end, redactedJSON)

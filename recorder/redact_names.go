@@ -18,12 +18,39 @@ const (
 	ctxHeader                // an HTTP header
 )
 
+// The shapes of credential names. A name is split into lower-case words
+// at separators and case changes ("X-Api-Key" is x api key, "clientSecret"
+// is client secret) and is a credential name when
+//
+//   - its last word is a credential word (password, passwd, passphrase,
+//     passcode, pwd, pass, secret, secrets, token, credential(s), creds,
+//     cookie(s), auth, authorization, bearer, jwt, dsn, apikey,
+//     privatekey, ...) or ends in one written without separators
+//     (accesstoken, xapikey, clientsecret, oauth);
+//   - or a credential word is followed only by words of a value
+//     (secret_value, tokenString, password_hash, api_key_value);
+//   - or it holds key or keys (api_key, apiKeys, x-functions-key,
+//     api_key_value), but after a word that makes a key no secret
+//     (public_key, cache_key, sort_key, Idempotency-Key, Sec-WebSocket-Key)
+//     or before a word that describes one (key_id, key_name, key_type);
+//   - or it starts with session (session, sessionId, session_token,
+//     sessionKey), but not a word of a session's description after it
+//     (session_count, sessionStart, session_duration);
+//   - or, as a query parameter or header, it is sig or signature.
+//
+// The guard against words that merely hold these: a word must be one of
+// them whole, so keyboard, monkey, author, passenger, tokenizer and
+// sessions are not; token and tokens are no credential among words of a
+// count or a kind (tokenCount, max_tokens, promptTokenCount, input_tokens,
+// token_type, tokens alone: what a model's usage reports), and "token"
+// next to a "logprob" is a token of text, not a credential.
+
 // credentialWords end a name that carries a credential (the name's last
 // word, lower case): "password", "client_secret", "access_token".
 var credentialWords = []string{
-	"password", "passwd", "passphrase", "pwd", "pass", "secret", "secrets",
-	"token", "credential", "credentials", "cookie", "cookies", "auth",
-	"authorization", "bearer", "jwt", "session", "apikey", "privatekey",
+	"password", "passwords", "passwd", "passphrase", "passcode", "passcodes", "pwd", "pass", "secret", "secrets",
+	"token", "credential", "credentials", "cred", "creds", "cookie", "cookies", "auth",
+	"authorization", "bearer", "jwt", "apikey", "apikeys", "privatekey", "dsn",
 }
 
 // credentialSuffixes end a last word written without separators:
@@ -36,16 +63,52 @@ var benignKeys = []string{
 	"idempotency", "public", "cache", "primary", "foreign", "sort", "partition", "row",
 	"dedup", "dedupe", "deduplication", "lookup", "object", "map", "group", "unique",
 	"routing", "shard", "websocket", "socket", "i18n", "translation", "hash", "index", "cursor",
-	"react", "list", "item", "composite",
+	"react", "list", "item", "composite", "hot", "short", "idem", "dict", "sorting", "next", "continuation",
+	"message", "tool", "state", "thread", "run", "node", "field", "column", "table", "record", "entity",
+	"query", "event", "schema", "config", "i18next", "legend", "form", "child", "parent", "element",
+}
+
+// keyTails are the words after "key" that describe a key rather than hold
+// it: key_id, keyName, key_type.
+var keyTails = []string{
+	"id", "ids", "name", "names", "type", "types", "length", "size", "count", "path", "file", "alias",
+	"version", "index", "prefix", "hint", "fingerprint", "format", "algorithm", "usage", "field",
+	"board", "code", "codes", "frame", "press", "pressed", "stroke", "word", "words", "up", "down",
 }
 
 // credentialTails may follow a credential word: "secret_value",
 // "tokenString", "password_hash".
-var credentialTails = []string{"value", "string", "text", "data", "hash"}
+var credentialTails = []string{
+	"value", "string", "text", "data", "hash", "str", "b64", "base64", "raw", "plain", "plaintext", "encrypted",
+	"new", "old", "current", "confirm", "confirmation", "repeat", "again", "1", "2", "enc", "ref", "code",
+}
+
+// tokenCounts are the words beside token or tokens in names of counts
+// and kinds of a model's tokens: max_tokens, promptTokenCount, token_type.
+var tokenCounts = []string{
+	"count", "counts", "usage", "limit", "limits", "max", "min", "total", "input", "output", "prompt",
+	"completion", "completions", "cached", "cache", "reasoning", "thinking", "type", "types", "budget",
+	"num", "number", "estimate", "estimated", "remaining", "used", "left", "per", "rate", "window",
+	"context", "audio", "text", "image", "accepted", "rejected", "candidates", "tool", "tokenizer",
+	"generated", "logprob", "logprobs", "details", "len", "length", "size",
+}
+
+// tokenTails are the words after token that describe a token of text:
+// token_id, token_ids, tokenIndex.
+var tokenTails = []string{"id", "ids", "index", "position", "offset", "offsets", "bytes", "str"}
+
+// sessionTails are the words after session that describe a session rather
+// than identify it: session_count, sessionStart.
+var sessionTails = []string{
+	"count", "counts", "start", "started", "end", "ended", "duration", "length", "time", "timeout",
+	"ttl", "expiry", "expires", "expiration", "name", "type", "state", "status", "number", "index",
+	"storage", "store", "config", "info", "list", "history", "title", "mode", "kind", "summary",
+	"created", "updated", "at", "date", "started_at", "seconds", "minutes", "ms", "timestamp",
+}
 
 // credentialHints is a quick test: a name holding none of these (any case)
 // cannot be a credential name.
-var credentialHints = []string{"key", "token", "secret", "pass", "pwd", "auth", "cookie", "credential", "session", "sig", "bearer", "jwt"}
+var credentialHints = []string{"key", "token", "secret", "pass", "pwd", "auth", "cookie", "cred", "session", "sig", "bearer", "jwt", "dsn"}
 
 // hintStart marks the lower-case letter pairs the credentialHints start
 // with.
@@ -114,15 +177,39 @@ func credentialName(name string, ctx nameCtx) bool {
 		return false
 	}
 	last := w[len(w)-1]
-	if len(w) > 1 && slices.Contains(credentialTails, last) && credentialWord(w[len(w)-2]) {
-		return true
+	for i, x := range w {
+		switch x {
+		case "token", "tokens":
+			if tokenCount(w) || i+1 < len(w) && slices.Contains(tokenTails, w[i+1]) {
+				return false
+			}
+		case "key", "keys":
+			if i > 0 && slices.Contains(benignKeys, w[i-1]) {
+				return false
+			}
+			if i+1 < len(w) && slices.Contains(keyTails, w[i+1]) {
+				return false
+			}
+			if i == len(w)-1 || valueWords(w[i+1:]) {
+				return true
+			}
+		}
 	}
-	if credentialWord(last) {
-		return true
+	if ctx == ctxText && len(w) == 1 && w[0] == "pass" {
+		return false // "--- PASS: TestName", "pass: 3 of 4"
+	}
+	if w[0] == "session" {
+		return len(w) == 1 || !slices.Contains(sessionTails, w[1])
+	}
+	for i := len(w) - 1; i >= 0; i-- {
+		if credentialWord(w[i]) {
+			if w[i] == "tokens" && len(w) == 1 {
+				return false // a count of a model's tokens
+			}
+			return i == len(w)-1 || valueWords(w[i+1:])
+		}
 	}
 	switch last {
-	case "key", "keys":
-		return len(w) == 1 || !slices.Contains(benignKeys, w[len(w)-2])
 	case "sig":
 		return true
 	case "signature":
@@ -133,8 +220,33 @@ func credentialName(name string, ctx nameCtx) bool {
 	return false
 }
 
+// valueWords reports whether every word is one that may follow a
+// credential word: secret_value, api_key_b64.
+func valueWords(w []string) bool {
+	for _, x := range w {
+		if !slices.Contains(credentialTails, x) {
+			return false
+		}
+	}
+	return true
+}
+
+// tokenCount reports whether a name holding token or tokens names a
+// count or a kind of a model's tokens.
+func tokenCount(w []string) bool {
+	for _, x := range w {
+		if slices.Contains(tokenCounts, x) {
+			return true
+		}
+	}
+	return false
+}
+
 func credentialWord(w string) bool {
 	if slices.Contains(credentialWords, w) {
+		return true
+	}
+	if w == "tokens" {
 		return true
 	}
 	for _, s := range credentialSuffixes {

@@ -3,6 +3,7 @@ package recorder
 import (
 	"bytes"
 	"slices"
+	"strings"
 )
 
 // The text scanner: one pass over bytes finding credentials of known
@@ -12,15 +13,21 @@ import (
 // to every text a recording holds.
 
 // span is a range [start, end) of bytes to replace by Redacted.
-type span struct{ start, end int }
+// A drop span is replaced by nothing: a later piece of a credential whose
+// first piece has "[REDACTED]" in its place.
+type span struct {
+	start, end int
+	drop       bool
+}
 
 // mergeSpans sorts spans and joins those that overlap or touch.
 func mergeSpans(s []span) []span {
 	slices.SortFunc(s, func(a, b span) int { return a.start - b.start })
 	out := s[:0]
 	for _, x := range s {
-		if n := len(out); n > 0 && x.start <= out[n-1].end {
+		if n := len(out); n > 0 && (x.start < out[n-1].end || x.start == out[n-1].end && x.drop == out[n-1].drop) {
 			out[n-1].end = max(out[n-1].end, x.end)
+			out[n-1].drop = out[n-1].drop && x.drop
 			continue
 		}
 		out = append(out, x)
@@ -34,7 +41,9 @@ func splice(dst, b []byte, spans []span) []byte {
 	pos := 0
 	for _, s := range spans {
 		dst = append(dst, b[pos:s.start]...)
-		dst = append(dst, Redacted...)
+		if !s.drop {
+			dst = append(dst, Redacted...)
+		}
 		pos = s.end
 	}
 	return append(dst, b[pos:]...)
@@ -58,7 +67,7 @@ var byteClass = func() (t [256]uint8) {
 	t['_'] |= clsIdent
 	t['-'] |= clsIdent
 	t['.'] |= clsIdent
-	for _, c := range "srAyGgxhne-" {
+	for _, c := range "-P" {
 		t[c] |= clsFormat
 	}
 	return t
@@ -66,10 +75,18 @@ var byteClass = func() (t [256]uint8) {
 
 func isAlnum(c byte) bool { return byteClass[c]&clsAlnum != 0 }
 
-// textSpans adds the spans of credentials found in b. In raw mode b is
-// JSON-escaped text (a JSON document, an SSE stream) and a backslash escape
-// separates words.
+// textSpans adds the spans of credentials found in b: the rules' (see
+// Rule), and what a scan of its words finds (values after credential
+// names, URL userinfo, bearer tokens, private key blocks, Discord bot
+// tokens). In raw mode b is JSON-escaped text (a JSON document, an SSE
+// stream) and a backslash escape separates words.
 func (rd *Redact) textSpans(b []byte, raw bool, spans []span) []span {
+	spans = rd.ruleSpans(b, spans)
+	return rd.wordSpans(b, raw, spans)
+}
+
+// wordSpans adds what the scan of b's words finds.
+func (rd *Redact) wordSpans(b []byte, raw bool, spans []span) []span {
 	fields := rd.on(DefaultFields)
 	userinfo := rd.on(DefaultUserinfo)
 	bearer := rd.on(DefaultBearer)
@@ -99,7 +116,7 @@ func (rd *Redact) textSpans(b []byte, raw bool, spans []span) []span {
 			// j is at the word's start or after one of its separators.
 			if j < n && byteClass[b[j]]&clsFormat != 0 {
 				if k := rd.formatAt(b, j); k > 0 {
-					spans = append(spans, span{j, j + k})
+					spans = append(spans, span{start: j, end: j + k})
 					j += k
 					matched = true
 					break
@@ -119,6 +136,11 @@ func (rd *Redact) textSpans(b []byte, raw bool, spans []span) []span {
 			continue
 		}
 		word := b[i:j]
+		if len(word) >= 50 && rd.on(DefaultDiscord) && discordToken(bytes.TrimRight(word, "-_.")) {
+			spans = append(spans, span{start: i, end: i + len(bytes.TrimRight(word, "-_."))})
+			i = j
+			continue
+		}
 		if fields && assigns(b, j) && mayBeCredential(word) && !rd.keptBytes(word) && credentialName(string(word), ctxText) {
 			if s, ok := valueAfter(b, j, raw); ok {
 				if byteClass[b[s.start]]&clsFormat != 0 {
@@ -128,6 +150,18 @@ func (rd *Redact) textSpans(b []byte, raw bool, spans []span) []span {
 						s.end = s.start + n
 					}
 				}
+				if !(len(word) == 5 && string(word) == "token" && logprobNear(b[s.end:min(len(b), s.end+80)])) &&
+					!(len(word) == 4 && bytes.EqualFold(word, []byte("pass")) && isNumber(b[s.start:s.end])) {
+					spans = append(spans, s)
+					i = s.end
+					continue
+				}
+			}
+		}
+		if fields && i > 0 && b[i-1] == '/' && j < n && (b[j] == '"' || b[j] == '\\') && mayBeCredential(word) &&
+			!rd.keptBytes(word) && credentialName(string(word), ctxField) {
+			// The end of a JSON Patch path: the operation's value follows.
+			if s, ok := patchValueAfter(b, j, raw); ok {
 				spans = append(spans, s)
 				i = s.end
 				continue
@@ -143,6 +177,23 @@ func (rd *Redact) textSpans(b []byte, raw bool, spans []span) []span {
 		i = j
 	}
 	return spans
+}
+
+// patchValueAfter finds the value of the JSON Patch operation whose path
+// ends at i: "value" after it, within its object.
+func patchValueAfter(b []byte, i int, raw bool) (span, bool) {
+	end := min(len(b), i+64)
+	for k := i; k+5 <= end; k++ {
+		switch b[k] {
+		case '{', '}':
+			return span{}, false
+		case 'v':
+			if bytes.HasPrefix(b[k:], []byte("value")) && assigns(b, k+5) {
+				return valueAfter(b, k+5, raw)
+			}
+		}
+	}
+	return span{}, false
 }
 
 func (rd *Redact) keptBytes(w []byte) bool {
@@ -176,13 +227,14 @@ func assigns(b []byte, i int) bool {
 // ':', up to the end of the line).
 func valueAfter(b []byte, i int, raw bool) (span, bool) {
 	// The name's closing quote: ", ' or, in escaped JSON, \".
-	escQuote := false
+	escQuote, quotedName := false, false
 	switch {
 	case i < len(b) && (b[i] == '"' || b[i] == '\''):
 		i++
+		quotedName = true
 	case raw && i+1 < len(b) && b[i] == '\\' && b[i+1] == '"':
 		i += 2
-		escQuote = true
+		escQuote, quotedName = true, true
 	}
 	i = skipBlank(b, i)
 	if i >= len(b) || (b[i] != ':' && b[i] != '=') {
@@ -205,6 +257,9 @@ func valueAfter(b []byte, i int, raw bool) (span, bool) {
 		if end < 0 {
 			end = len(b) - start
 		}
+		if placeholder(b[start : start+end]) {
+			return span{}, false
+		}
 		return nonEmpty(start, start+end)
 	case b[i] == '"' || b[i] == '\'':
 		q := b[i]
@@ -215,6 +270,9 @@ func valueAfter(b []byte, i int, raw bool) (span, bool) {
 				k++
 			}
 			k++
+		}
+		if placeholder(b[start:min(k, len(b))]) {
+			return span{}, false
 		}
 		return nonEmpty(start, min(k, len(b)))
 	case b[i] == '{' || b[i] == '[':
@@ -238,14 +296,103 @@ func valueAfter(b []byte, i int, raw bool) (span, bool) {
 	if v := b[start:k]; string(v) == "null" || string(v) == "true" || string(v) == "false" {
 		return span{}, false
 	}
+	if placeholder(bytes.Trim(b[start:k], `"' `)) || !holdsAlnum(b[start:k]) {
+		return span{}, false
+	}
+	if sep == ':' && !quotedName {
+		// name: value in prose or YAML: the value is one word, and only
+		// one that looks like a secret ("API key: it runs the ..." is
+		// prose).
+		w := start
+		for w < k && b[w] != ' ' && b[w] != '\t' {
+			w++
+		}
+		k = w
+		for k > start && bytes.IndexByte([]byte(".,;:!?)"), b[k-1]) >= 0 {
+			k--
+		}
+		if !secretLooking(b[start:k]) {
+			return span{}, false
+		}
+	}
 	return nonEmpty(start, k)
+}
+
+// secretLooking reports whether a word given as a credential's value in
+// prose looks like one rather than a word: at least 6 bytes, and a digit,
+// a symbol or a capital after its first letter, or 16 bytes or more.
+func secretLooking(w []byte) bool {
+	if len(w) < 6 || placeholder(w) {
+		return false
+	}
+	if len(w) >= 16 {
+		return true
+	}
+	for i, c := range w {
+		switch {
+		case 'a' <= c && c <= 'z':
+		case 'A' <= c && c <= 'Z':
+			if i > 0 {
+				return true
+			}
+		default:
+			return true
+		}
+	}
+	return false
+}
+
+// placeholder reports whether a value stands for a credential rather than
+// being one: a variable ($API_KEY, ${TOKEN}, {{ secret }}, %PASS%,
+// env.APIKey, process.env.TOKEN, os.environ[...]), a mask (***, xxxx,
+// <your-key>) or a word that says what goes there.
+func placeholder(v []byte) bool {
+	if len(v) == 0 {
+		return true
+	}
+	s := string(v)
+	switch strings.ToLower(strings.Trim(s, `"'`)) {
+	case "pass", "password", "passwd", "pwd", "secret", "token", "test", "changeme", "changeit", "example", "redacted", "none", "null", "undefined", "nil", "empty":
+		return true
+	}
+	switch {
+	case s[0] == '$' || s[0] == '%' || s[0] == '<' || strings.HasPrefix(s, "{{"):
+		return true
+	case strings.Trim(s, "*xX.-_•") == "":
+		return true
+	case strings.Contains(s, "…") || strings.HasSuffix(s, "..."):
+		return true // elided: sk-…, hf_...
+	}
+	// Where a program reads it from: env.APIKey, process.env.TOKEN,
+	// os.environ["KEY"], config.secret.
+	first, _, dotted := strings.Cut(strings.ToLower(s), ".")
+	if i := strings.IndexAny(first, "[("); i >= 0 {
+		first, dotted = first[:i], true
+	}
+	if dotted {
+		switch first {
+		case "env", "process", "os", "config", "cfg", "conf", "settings", "secrets", "vars", "self", "this",
+			"props", "options", "opts", "ctx", "context", "args", "params", "window", "values", "import", "environ":
+			return true
+		}
+	}
+	return false
+}
+
+func holdsAlnum(b []byte) bool {
+	for _, c := range b {
+		if isAlnum(c) {
+			return true
+		}
+	}
+	return false
 }
 
 func nonEmpty(start, end int) (span, bool) {
 	if end <= start {
 		return span{}, false
 	}
-	return span{start, end}, true
+	return span{start: start, end: end}, true
 }
 
 func skipBlank(b []byte, i int) int {
@@ -260,6 +407,9 @@ func userinfoAt(b []byte, i int) (span, bool) {
 	for k := i; k < len(b); k++ {
 		switch b[k] {
 		case '@':
+			if _, pw, ok := bytes.Cut(b[i:k], []byte(":")); ok && placeholder(pw) {
+				return span{}, false
+			}
 			return nonEmpty(i, k)
 		case '/', '?', '#', ' ', '\t', '\n', '\r', '"', '\'', '\\', '<', '>', '[', ']':
 			return span{}, false
@@ -300,23 +450,13 @@ func bearerAt(b []byte, i, j int) (span, bool) {
 	if k-start < 8 || !randomLooking(b[start:k]) {
 		return span{}, false
 	}
-	return span{start, k}, true
+	return span{start: start, end: k}, true
 }
 
 // randomLooking reports whether a token looks generated rather than
 // written: letters and digits, or both cases over a long run.
 func randomLooking(t []byte) bool {
-	var digit, lower, upper bool
-	for _, c := range t {
-		switch {
-		case '0' <= c && c <= '9':
-			digit = true
-		case 'a' <= c && c <= 'z':
-			lower = true
-		case 'A' <= c && c <= 'Z':
-			upper = true
-		}
-	}
+	lower, upper, digit := classes(t)
 	return digit && (lower || upper) || lower && upper && len(t) >= 20
 }
 
@@ -329,175 +469,68 @@ func runOf(b []byte, i int, ok func(byte) bool) int {
 	return n
 }
 
-func tokenByte(c byte) bool     { return isAlnum(c) || c == '_' || c == '-' }
-func alnumByte(c byte) bool     { return isAlnum(c) }
-func upperAlnum(c byte) bool    { return 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' }
-func underAlnum(c byte) bool    { return isAlnum(c) || c == '_' }
-func slackHookByte(c byte) bool { return tokenByte(c) || c == '/' }
-
-// formatAt returns the length of a credential of a known shape starting
-// at b[i], or 0.
+// formatAt returns the length of a credential of a shape the rules cannot
+// bound starting at b[i] (a private key block, which may still be open
+// when a stream's text is cut), or 0.
 func (rd *Redact) formatAt(b []byte, i int) int {
+	if !rd.on(DefaultPrivateKey) {
+		return 0
+	}
 	rest := b[i:]
-	has := func(p string) bool { return bytes.HasPrefix(rest, []byte(p)) }
-	switch rest[0] {
-	case 's':
-		switch {
-		case has("sk-ant-"):
-			if rd.on(DefaultAnthropic) {
-				if n := runOf(b, i+7, tokenByte); n >= 20 {
-					return 7 + n
-				}
-			}
-			return 0
-		case has("sk-"):
-			if rd.on(DefaultOpenAI) {
-				if n := runOf(b, i+3, tokenByte); n >= 20 && randomLooking(b[i+3:i+3+n]) {
-					return 3 + n
-				}
-			}
-		case has("sk_live_"), has("sk_test_"):
-			if rd.on(DefaultStripe) {
-				if n := runOf(b, i+8, alnumByte); n >= 16 {
-					return 8 + n
-				}
-			}
-		}
-	case 'r':
-		if (has("rk_live_") || has("rk_test_")) && rd.on(DefaultStripe) {
-			if n := runOf(b, i+8, alnumByte); n >= 16 {
-				return 8 + n
-			}
-		}
-	case 'A':
-		switch {
-		case has("AIza"):
-			if rd.on(DefaultGoogle) {
-				if n := runOf(b, i+4, tokenByte); n >= 35 {
-					return 4 + n
-				}
-			}
-		case has("AKIA"), has("ASIA"):
-			if rd.on(DefaultAWS) {
-				if n := runOf(b, i+4, upperAlnum); n == 16 && (i+20 == len(b) || !isAlnum(b[i+20])) {
-					return 20
-				}
-			}
-		}
-	case 'y':
-		if has("ya29.") && rd.on(DefaultGoogle) {
-			if n := runOf(b, i+5, tokenByte); n >= 20 {
-				return 5 + n
-			}
-		}
-	case 'G':
-		if has("GOCSPX-") && rd.on(DefaultGoogle) {
-			if n := runOf(b, i+7, tokenByte); n >= 20 {
-				return 7 + n
-			}
-		}
-	case 'g':
-		switch {
-		case len(rest) > 4 && rest[1] == 'h' && bytes.IndexByte([]byte("pousr"), rest[2]) >= 0 && rest[3] == '_':
-			if rd.on(DefaultGitHub) {
-				if n := runOf(b, i+4, alnumByte); n >= 30 {
-					return 4 + n
-				}
-			}
-		case has("github_pat_"):
-			if rd.on(DefaultGitHub) {
-				if n := runOf(b, i+11, underAlnum); n >= 22 {
-					return 11 + n
-				}
-			}
-		case has("glpat-"):
-			if rd.on(DefaultGitLab) {
-				if n := runOf(b, i+6, tokenByte); n >= 20 {
-					return 6 + n
-				}
-			}
-		case has("gsk_"):
-			if rd.on(DefaultGroq) {
-				if n := runOf(b, i+4, alnumByte); n >= 40 {
-					return 4 + n
-				}
-			}
-		}
-	case 'x':
-		switch {
-		case len(rest) > 5 && has("xox") && bytes.IndexByte([]byte("abposre"), rest[3]) >= 0 && rest[4] == '-':
-			if rd.on(DefaultSlack) {
-				if n := runOf(b, i+5, tokenByte); n >= 10 {
-					return 5 + n
-				}
-			}
-		case has("xapp-"):
-			if rd.on(DefaultSlack) {
-				if n := runOf(b, i+5, tokenByte); n >= 10 {
-					return 5 + n
-				}
-			}
-		case has("xai-"):
-			if rd.on(DefaultXAI) {
-				if n := runOf(b, i+4, alnumByte); n >= 40 {
-					return 4 + n
-				}
-			}
-		}
-	case 'h':
-		switch {
-		case has("hf_"):
-			if rd.on(DefaultHuggingFace) {
-				if n := runOf(b, i+3, alnumByte); n >= 30 {
-					return 3 + n
-				}
-			}
-		case has("https://hooks.slack.com/"):
-			if rd.on(DefaultSlack) {
-				if n := runOf(b, i+24, slackHookByte); n >= 10 {
-					return 24 + n
-				}
-			}
-		}
-	case 'n':
-		if has("npm_") && rd.on(DefaultNPM) {
-			if n := runOf(b, i+4, alnumByte); n >= 36 {
-				return 4 + n
-			}
-		}
-	case 'e':
-		if has("eyJ") && rd.on(DefaultJWT) {
-			return jwtAt(b, i)
-		}
-	case '-':
-		if has("-----BEGIN ") && rd.on(DefaultPrivateKey) {
-			return privateKeyAt(b, i)
-		}
+	switch {
+	case rest[0] == '-' && bytes.HasPrefix(rest, []byte("-----BEGIN ")):
+		return privateKeyAt(b, i)
+	case rest[0] == 'P' && bytes.HasPrefix(rest, []byte("PuTTY-User-Key-File-")):
+		return puttyKeyAt(b, i)
 	}
 	return 0
 }
 
-// jwtAt returns the length of a JWT at b[i] (header.payload.signature,
-// header and payload JSON objects in base64url), or 0.
-func jwtAt(b []byte, i int) int {
-	isB64 := func(c byte) bool { return isAlnum(c) || c == '_' || c == '-' }
-	h := runOf(b, i, isB64)
-	if h < 10 || i+h >= len(b) || b[i+h] != '.' {
-		return 0
+// discordToken reports whether a word is a Discord bot token: the user
+// id in base64 (24 to 26 characters, starting M, N or O), a dot, 6
+// characters, a dot, 27 to 38 characters.
+func discordToken(w []byte) bool {
+	if len(w) < 50 || w[0] != 'M' && w[0] != 'N' && w[0] != 'O' {
+		return false
 	}
-	p := i + h + 1
-	if !bytes.HasPrefix(b[p:], []byte("eyJ")) {
-		return 0
+	d1 := bytes.IndexByte(w, '.')
+	if d1 < 24 || d1 > 26 {
+		return false
 	}
-	n := runOf(b, p, isB64)
-	if n < 10 {
-		return 0
+	rest := w[d1+1:]
+	d2 := bytes.IndexByte(rest, '.')
+	if d2 != 6 {
+		return false
 	}
-	end := p + n
-	if end < len(b) && b[end] == '.' {
-		end += 1 + runOf(b, end+1, isB64)
+	tail := rest[7:]
+	if len(tail) < 27 || len(tail) > 38 || bytes.IndexByte(tail, '.') >= 0 {
+		return false
 	}
-	return end - i
+	b64 := func(p []byte) bool {
+		for _, c := range p {
+			if !isAlnum(c) && c != '_' && c != '-' {
+				return false
+			}
+		}
+		return true
+	}
+	return b64(w[:d1]) && b64(rest[:6]) && b64(tail) && hasLetterAndDigit(w[:d1])
+}
+
+// puttyKeyAt returns the length of a PuTTY private key file at b[i]
+// (through its Private-MAC or Private-Hash line, or to the end of b), or 0.
+func puttyKeyAt(b []byte, i int) int {
+	rest := b[i:]
+	for _, end := range []string{"Private-MAC:", "Private-Hash:"} {
+		if k := bytes.Index(rest, []byte(end)); k >= 0 {
+			e := k + len(end)
+			for e < len(rest) && (rest[e] == ' ' || rest[e] == '\t') {
+				e++
+			}
+			return e + runOf(rest, e, isHexDigit)
+		}
+	}
+	return len(rest)
 }
 
 // privateKeyAt returns the length of a PEM private key block at b[i]
@@ -508,7 +541,7 @@ func privateKeyAt(b []byte, i int) int {
 	if eol < 0 {
 		eol = len(rest)
 	}
-	if !bytes.Contains(rest[:eol], []byte("PRIVATE KEY-----")) {
+	if h := rest[:eol]; !bytes.Contains(h, []byte("PRIVATE KEY")) || !bytes.HasSuffix(bytes.TrimRight(h, " "), []byte("-----")) {
 		return 0
 	}
 	end := bytes.Index(rest, []byte("-----END "))

@@ -1,6 +1,7 @@
 package recorder
 
 import (
+	"bytes"
 	"encoding/json"
 	"net/http"
 	"sync"
@@ -30,6 +31,7 @@ type Sink struct {
 	Redact Redact
 
 	mu      sync.Mutex
+	stream  *streamRedactor[sinkItem]
 	start   time.Time
 	started bool
 	records []Record
@@ -75,24 +77,66 @@ func (s *Sink) Request(in agui.RunAgentInput, h http.Header) error {
 	}})
 }
 
-// Emit records an event.
+// sinkItem is what the Sink's stream redactor keeps with an event.
+type sinkItem struct {
+	off time.Duration
+	rec *Record
+	ev  agui.Event
+}
+
+// Emit records an event. An event whose text a later one may continue (a
+// message's delta, a call's arguments) is kept back from Records and the
+// Writer until that text is searched for credentials split between them:
+// at most a few hundred bytes of its text later, at the end of its
+// message or call, or at Close.
 func (s *Sink) Emit(e agui.Event) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if s.ended {
+		return errClosed
+	}
 	s.begin(e.RunID())
 	raw := e.Raw()
 	s.events++
 	s.bytes += int64(len(raw))
 	s.last = e.Type()
-	off := s.now().Sub(s.start)
-	if s.Redact.clean(raw) {
-		return s.add(EventRecord(s.Run, off, e))
+	s.streamer().push(raw, sinkItem{off: s.now().Sub(s.start), ev: e})
+	return s.err
+}
+
+// streamer returns the Sink's stream redactor; s.mu is held.
+func (s *Sink) streamer() *streamRedactor[sinkItem] {
+	if s.stream == nil {
+		s.stream = newStreamRedactor(&s.Redact, s.record)
 	}
-	red, err := s.Redact.JSON(raw)
-	if err != nil {
-		return err
+	return s.stream
+}
+
+// record keeps what the stream redactor lets go; s.mu is held.
+func (s *Sink) record(raw []byte, clean bool, it sinkItem) {
+	if it.rec != nil {
+		s.keep(*it.rec)
+		return
 	}
-	return s.add(Record{Kind: KindEvent, Run: s.Run, Offset: off, Event: red})
+	if clean && bytes.Equal(raw, it.ev.Raw()) {
+		s.keep(EventRecord(s.Run, it.off, it.ev))
+		return
+	}
+	if !clean {
+		red, err := s.Redact.JSON(raw)
+		if err != nil {
+			red = []byte(`{"type":"` + string(lastType(raw)) + `"}`)
+		}
+		raw = red
+	}
+	s.keep(Record{Kind: KindEvent, Run: s.Run, Offset: it.off, Event: raw})
+}
+
+// keep adds r, noting the first failure to write; s.mu is held.
+func (s *Sink) keep(r Record) {
+	if err := s.add(r); err != nil && s.err == nil {
+		s.err = err
+	}
 }
 
 // exchange records a provider exchange that started at start (see
@@ -100,8 +144,12 @@ func (s *Sink) Emit(e agui.Event) error {
 func (s *Sink) exchange(start time.Time, ex *Exchange) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if s.ended {
+		return errClosed
+	}
 	s.begin("")
-	return s.add(Record{Kind: KindProvider, Run: s.Run, Offset: max(start.Sub(s.start), 1), Exchange: ex})
+	s.streamer().pushOther(sinkItem{rec: &Record{Kind: KindProvider, Run: s.Run, Offset: max(start.Sub(s.start), 1), Exchange: ex}})
+	return s.err
 }
 
 // add keeps r and writes it; s.mu is held.
@@ -126,6 +174,7 @@ func (s *Sink) Close() error {
 		return nil
 	}
 	s.begin("")
+	s.streamer().finish()
 	end := &End{Outcome: outcomeOf(s.last, false), Events: s.events, Bytes: s.bytes}
 	err := s.add(Record{Kind: KindEnd, Run: s.Run, Offset: s.now().Sub(s.start), End: end})
 	s.ended = true

@@ -265,6 +265,9 @@ func TestRecordREADMESetup(t *testing.T) {
 // offers, and the defaults redact what the package redacts.
 func TestRecordRedactionFlags(t *testing.T) {
 	key := "sk-" + strings.Repeat("Ab3xY9", 8)
+	split := "gsk_" + strings.Repeat("Wq8e3", 10)
+	rules := filepath.Join(t.TempDir(), "rules.toml")
+	os.WriteFile(rules, []byte("[[rules]]\nid = \"acme\"\nregex = 'zeta_[0-9a-f]{16}'\nkeywords = [\"zeta_\"]\n"), 0o644)
 	upstream := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		io.Copy(io.Discard, r.Body)
 		w.Header().Set("Content-Type", "text/event-stream")
@@ -273,6 +276,12 @@ func TestRecordRedactionFlags(t *testing.T) {
 		enc.Encode(agui.NewTextMessageStart("m"))
 		enc.Encode(agui.NewTextMessageContent("m", "key "+key+" for ann@example.com"))
 		enc.Encode(agui.NewTextMessageEnd("m"))
+		// A key the model streams in pieces, and one of the user's format.
+		enc.Encode(agui.NewTextMessageStart("m2"))
+		enc.Encode(agui.NewTextMessageContent("m2", "again: "+split[:9]))
+		enc.Encode(agui.NewTextMessageContent("m2", split[9:20]))
+		enc.Encode(agui.NewTextMessageContent("m2", split[20:]+" and zeta_0123456789abcdef"))
+		enc.Encode(agui.NewTextMessageEnd("m2"))
 		enc.Encode(agui.NewRunFinished("t", "r"))
 	}))
 	defer upstream.Close()
@@ -312,7 +321,8 @@ func TestRecordRedactionFlags(t *testing.T) {
 			}
 		}
 	}
-	check("defaults", record(), []string{"acme", "ann"}, []string{key, "hunter2", "pw1", "fk1"})
+	check("defaults", record(), []string{"acme", "ann", "zeta_0123456789abcdef"}, []string{key, "hunter2", "pw1", "fk1", split[:9], split[9:20], split[20:]})
+	check("rules", record("--redact-rules", rules), nil, []string{"zeta_0123456789abcdef", key, split[20:]})
 	check("off", record("--redact-off", "openai,fields"), []string{key, "pw1"}, []string{"hunter2", "fk1"})
 	check("keep", record("--keep", "password", "--keep", "X-Functions-Key"), []string{"pw1", "fk1"}, []string{key, "hunter2"})
 	check("added", record("--redact", "/forwardedProps/user", "--redact-pattern", `[a-z]+@example\.com`, "--redact-header", "X-Tenant"),
@@ -325,6 +335,12 @@ func TestRecordRedactionFlags(t *testing.T) {
 	if code != 2 || !strings.Contains(errOut, "--redact-pattern") {
 		t.Errorf("--redact-pattern (: %d %s", code, errOut)
 	}
+	bad := filepath.Join(t.TempDir(), "bad.toml")
+	os.WriteFile(bad, []byte("[[rules]]\nid = \"x\"\nregex = '('\n"), 0o644)
+	code, _, errOut = runCmd(t, "", "record", "--target", "http://x", "--out", t.TempDir(), "--redact-rules", bad)
+	if code != 2 || !strings.Contains(errOut, `bad.toml: rule "x"`) {
+		t.Errorf("--redact-rules bad.toml: %d %s", code, errOut)
+	}
 }
 
 // TestRedactFlagsSetEveryOption: every field of recorder.Redact is set by
@@ -333,8 +349,10 @@ func TestRecordRedactionFlags(t *testing.T) {
 func TestRedactFlagsSetEveryOption(t *testing.T) {
 	flags := map[string]string{ // field: flag
 		"Off": "redact-off", "Keep": "keep", "Headers": "redact-header",
-		"Pointers": "redact", "Patterns": "redact-pattern",
+		"Pointers": "redact", "Patterns": "redact-pattern", "Rules": "redact-rules",
 	}
+	rules := filepath.Join(t.TempDir(), "rules.toml")
+	os.WriteFile(rules, []byte("[[rules]]\nid = \"acme\"\nregex = 'acme_[0-9a-f]{16}'\n"), 0o644)
 	fs := flag.NewFlagSet("record", flag.ContinueOnError)
 	read := redactFlags(fs)
 	var args []string
@@ -348,6 +366,8 @@ func TestRedactFlagsSetEveryOption(t *testing.T) {
 			v = string(recorder.DefaultJWT)
 		case "redact":
 			v = "/x"
+		case "redact-rules":
+			v = rules
 		}
 		args = append(args, "--"+f, v)
 	}

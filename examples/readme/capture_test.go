@@ -120,26 +120,37 @@ func TestVerifySnippet(t *testing.T) {
 	}
 }
 
-// redaction is README's snippet for changing what is redacted.
-func redaction() recorder.Redact {
+// redaction is README's snippet for changing what is redacted; rules are
+// the user's own, read with recorder.ParseRules.
+func redaction(rules []recorder.Rule) recorder.Redact {
 	rd := recorder.Redact{
 		Off:      []recorder.Default{recorder.DefaultJWT},             // --redact-off jwt (or all)
 		Keep:     []string{"session"},                                 // --keep session
 		Pointers: []string{"/forwardedProps/user/email"},              // --redact /forwardedProps/user/email
 		Patterns: []*regexp.Regexp{regexp.MustCompile(`acct-[0-9]+`)}, // --redact-pattern 'acct-[0-9]+'
 		Headers:  []string{"X-Tenant"},                                // --redact-header X-Tenant
+		Rules:    rules,                                               // --redact-rules my-rules.toml (recorder.ParseRules)
 	}
 	return rd
 }
 
 func TestRedactionSnippet(t *testing.T) {
-	rd := redaction()
+	rules, err := recorder.ParseRules("my-rules.toml", []byte(`
+[[rules]]
+id = "acme-key"
+regex = 'acme_[0-9a-f]{16}'
+keywords = ["acme_"]
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	rd := redaction(rules)
 	jwt := "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.sig"
-	in := `{"forwardedProps":{"session":"s1","user":{"email":"ann@example.com"},"password":"p"},"note":"acct-42 ` + jwt + `"}`
+	in := `{"forwardedProps":{"session":"s1","user":{"email":"ann@example.com"},"password":"p"},"note":"acct-42 ` + jwt + ` acme_0123456789abcdef"}`
 	out, err := rd.JSON([]byte(in))
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := `{"forwardedProps":{"session":"s1","user":{"email":"[REDACTED]"},"password":"[REDACTED]"},"note":"[REDACTED] ` + jwt + `"}`
+	want := `{"forwardedProps":{"session":"s1","user":{"email":"[REDACTED]"},"password":"[REDACTED]"},"note":"[REDACTED] ` + jwt + ` [REDACTED]"}`
 	assert.Equal(t, want, string(out))
 }
