@@ -196,7 +196,7 @@ func (t *Turn) explicit() string {
 // the script's model name.
 func (s *Script) Key(wires []Wire) string {
 	h := sha256.New()
-	whole := geminiOnly(wires)
+	whole := wholeOnly(wires)
 	fmt.Fprintf(h, "model %q\n", s.Model)
 	for i := range s.Turns {
 		t := &s.Turns[i]
@@ -227,14 +227,14 @@ func (s *Script) Key(wires []Wire) string {
 	return hex.EncodeToString(h.Sum(nil))
 }
 
-// geminiOnly reports whether every wire is Gemini, which sends each call's
-// arguments whole.
-func geminiOnly(ws []Wire) bool {
+// wholeOnly reports whether every wire sends each call's arguments whole
+// (Gemini, Vertex AI, Ollama).
+func wholeOnly(ws []Wire) bool {
 	if len(ws) == 0 {
 		return false
 	}
 	for _, w := range ws {
-		if w != WireGemini {
+		if !w.wholeCalls() {
 			return false
 		}
 	}
@@ -267,7 +267,7 @@ func chunkSlot(t *Turn, ti int, c *Chunk) int {
 // whole (Gemini) a call starts at its last chunk.
 func (s *Script) starts(ti int, wires []Wire) []int {
 	t := &s.Turns[ti]
-	whole := geminiOnly(wires)
+	whole := wholeOnly(wires)
 	chunks := planChunks(t, ti, t.Plan.over(s.Plan), nil, whole)
 	at := map[int]int{}
 	for i := range chunks {

@@ -1,8 +1,6 @@
 package scripted
 
 import (
-	"bufio"
-	"bytes"
 	"encoding/json"
 	"net/http/httptest"
 	"strings"
@@ -65,7 +63,9 @@ func FuzzWireStreams(f *testing.F) {
 			m := NewModel(s)
 			path, body := streamRequest(w)
 			rec := httptest.NewRecorder()
-			m.Handler().ServeHTTP(rec, httptest.NewRequest("POST", path, strings.NewReader(body)))
+			hr := httptest.NewRequest("POST", path, strings.NewReader(body))
+			hr.Header.Set("Authorization", "Bearer test")
+			m.Handler().ServeHTTP(rec, hr)
 			if err := m.Check(); err != nil {
 				t.Fatalf("%s: %v", w, err)
 			}
@@ -78,7 +78,7 @@ func FuzzWireStreams(f *testing.F) {
 				if w == WireAnthropic && want == "{}" && len(gotArgs) > i && gotArgs[i] == "" {
 					continue // Anthropic streams no input for a call without arguments
 				}
-				if w == WireGemini {
+				if w.wholeCalls() {
 					want = canonicalJSON(want)
 				}
 				if i >= len(gotArgs) || gotArgs[i] != want {
@@ -104,13 +104,11 @@ func reassembleWire(t *testing.T, w Wire, stream []byte) (string, []string) {
 		}
 		return args[i]
 	}
-	sc := bufio.NewScanner(bytes.NewReader(stream))
-	sc.Buffer(nil, 1<<20)
-	for sc.Scan() {
-		data, ok := strings.CutPrefix(strings.TrimSuffix(sc.Text(), "\r"), "data: ")
-		if !ok || data == "[DONE]" {
-			continue
-		}
+	events, err := wireEvents(w, stream)
+	if err != nil {
+		t.Fatalf("%s: %v", w, err)
+	}
+	for _, data := range events {
 		if !json.Valid([]byte(data)) {
 			t.Fatalf("%s: event data is not JSON: %s", w, data)
 		}
@@ -124,6 +122,14 @@ func reassembleWire(t *testing.T, w Wire, stream []byte) (string, []string) {
 				CallID string `json:"call_id"`
 			}
 			Block   struct{ ID string } `json:"content_block"`
+			// Bedrock
+			BlockIndex int `json:"contentBlockIndex"`
+			Start      struct {
+				ToolUse struct {
+					ToolUseID string `json:"toolUseId"`
+				} `json:"toolUse"`
+			}
+
 			Choices []struct {
 				Delta struct {
 					Content   string
@@ -156,7 +162,7 @@ func reassembleWire(t *testing.T, w Wire, stream []byte) (string, []string) {
 			}
 			return 1
 		}
-		switch w {
+		switch w.base() {
 		case WireChat:
 			for _, c := range ev.Choices {
 				text.WriteString(c.Delta.Content)
@@ -193,6 +199,37 @@ func reassembleWire(t *testing.T, w Wire, stream []byte) (string, []string) {
 				text.WriteString(d.Text)
 			case d.Type == "input_json_delta":
 				arg(callIndex[ev.Index]).WriteString(d.PartialJSON)
+			}
+		case WireBedrock:
+			var d struct {
+				Text    *string
+				ToolUse *struct{ Input string }
+			}
+			_ = json.Unmarshal(ev.Delta, &d)
+			switch {
+			case ev.Start.ToolUse.ToolUseID != "":
+				callIndex[ev.BlockIndex] = byID(ev.Start.ToolUse.ToolUseID)
+			case d.Text != nil:
+				text.WriteString(*d.Text)
+			case d.ToolUse != nil:
+				arg(callIndex[ev.BlockIndex]).WriteString(d.ToolUse.Input)
+			}
+		case WireOllama:
+			var line struct {
+				Message struct {
+					Content   string
+					ToolCalls []struct {
+						Function struct {
+							Index     int
+							Arguments json.RawMessage
+						}
+					} `json:"tool_calls"`
+				}
+			}
+			_ = json.Unmarshal([]byte(data), &line)
+			text.WriteString(line.Message.Content)
+			for _, tc := range line.Message.ToolCalls {
+				arg(tc.Function.Index).WriteString(canonicalJSON(string(tc.Function.Arguments)))
 			}
 		case WireGemini:
 			for _, c := range ev.Candidates {

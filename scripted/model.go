@@ -81,6 +81,7 @@ type Model struct {
 	log      io.Writer
 	logErr   error
 	store    responseStore
+	ollama   []ollamaCall // the calls made on the Ollama wire
 }
 
 // NewModel returns a model that answers with the turns of s, in order.
@@ -155,7 +156,7 @@ func (m *Model) take(req Request) (*answer, error) {
 		m.requests[len(m.requests)-1].Turn = i + 1 // req, kept last
 	}
 	u := estimate(t, &req)
-	a := &answer{turn: i, t: t, plan: p, chunks: planChunks(t, i, p, &u, req.Wire == WireGemini), fault: t.Fault, usage: u, req: req}
+	a := &answer{turn: i, t: t, plan: p, chunks: planChunks(t, i, p, &u, req.Wire.wholeCalls()), fault: t.Fault, usage: u, req: req}
 	a.model = m.modelName(&req)
 	return a, nil
 }

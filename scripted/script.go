@@ -184,7 +184,7 @@ func (f *Fault) wireError(w Wire) llmwire.Error {
 	if e.Code == "" {
 		e.Code = llmwire.DefaultCode(llmwire.Wire(w), status)
 	}
-	if w == WireGemini && f.RetryAfter != "" {
+	if w.base() == WireGemini && f.RetryAfter != "" {
 		e.RetryDelay = f.RetryAfter + "s"
 	}
 	return e.Default(llmwire.Wire(w))
