@@ -63,7 +63,7 @@ type bedrockBlock struct {
 	ToolResult *struct {
 		ToolUseID string `json:"toolUseId"`
 		Content   []struct {
-			Text *string        `json:"text"`
+			Text *string         `json:"text"`
 			JSON json.RawMessage `json:"json"`
 		} `json:"content"`
 		Status string `json:"status"`

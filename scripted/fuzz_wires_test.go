@@ -121,7 +121,7 @@ func reassembleWire(t *testing.T, w Wire, stream []byte) (string, []string) {
 			Item   struct {
 				CallID string `json:"call_id"`
 			}
-			Block   struct{ ID string } `json:"content_block"`
+			Block struct{ ID string } `json:"content_block"`
 			// Bedrock
 			BlockIndex int `json:"contentBlockIndex"`
 			Start      struct {

@@ -274,5 +274,3 @@ func completeOllama(a *answer) []byte {
 	b = append(b, '}')
 	return appendOllamaDone(b, a, a.t.finish())
 }
-
-
