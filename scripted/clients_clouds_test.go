@@ -651,3 +651,38 @@ func TestAzureContentFilterFinish(t *testing.T) {
 		t.Errorf("got %+v", got)
 	}
 }
+
+// countingTransport counts the requests it carries.
+type countingTransport struct{ n *int }
+
+func (c countingTransport) RoundTrip(r *http.Request) (*http.Response, error) {
+	*c.n++
+	return http.DefaultTransport.RoundTrip(r)
+}
+
+// TestOpenAIGoAzureBypassesTransport keeps how openai-go (v3.98.0) treats
+// a plain-HTTP loopback endpoint under azure.WithUnsafeAllowHTTP: the
+// HTTP client's own RoundTripper (a recorder, a tracer, a proxy) is
+// replaced by a transport of its own, without proxy, so that nothing the
+// caller wrapped sees the request. recorder.Transport records Azure
+// through the OpenAI client on Azure's v1 API instead (replay's
+// TestCaptureReplayEveryWire).
+func TestOpenAIGoAzureBypassesTransport(t *testing.T) {
+	srv := NewServer(Script{Turns: []Turn{{Text: "Hi."}, {Text: "Hi."}}})
+	defer srv.Close()
+	n := 0
+	hc := &http.Client{Transport: countingTransport{&n}}
+	if _, err := chatStream(t.Context(), azureClient(srv.URL, option.WithHTTPClient(hc)), "d"); err != nil {
+		t.Fatal(err)
+	}
+	if n != 0 {
+		t.Errorf("the RoundTripper carried %d requests; openai-go no longer bypasses it: turn this test round", n)
+	}
+	plain := openai.NewClient(option.WithBaseURL(root(srv.URL)+"/openai/v1/"), option.WithHeader("Api-Key", "k"), option.WithHTTPClient(hc), option.WithMaxRetries(0))
+	if _, err := chatStream(t.Context(), plain, "d"); err != nil || n != 1 {
+		t.Errorf("Azure's v1 API through the OpenAI client: %v, %d requests carried", err, n)
+	}
+	if w := srv.Requests()[1].Wire; w != WireAzureChat {
+		t.Errorf("…/openai/v1/chat/completions came on %s", w)
+	}
+}

@@ -26,8 +26,10 @@ const llmUsage = `usage: aguitest llm serve [--addr ADDR] [--realtime] [--reques
 
 serve: serves SCRIPT (a YAML or JSON scripted LLM file) and prints one base
 URL as the first line of standard output. That URL serves every provider
-wire: OpenAI Chat Completions and Responses, Anthropic Messages and Gemini
-(the path tells them apart), so point any LLM client at it. The server
+wire: OpenAI Chat Completions and Responses, Anthropic Messages, Gemini,
+Azure OpenAI, Vertex AI Gemini, Bedrock Converse and Ollama (the path
+tells them apart, whatever prefix a client adds), so point any LLM
+client at it. The server
 answers one conversation, one turn per request, until SIGINT or SIGTERM;
 it then reports turns left unused, requests that did not match, and
 requests the provider would have refused.
@@ -35,7 +37,8 @@ requests the provider would have refused.
 record: a recording proxy in front of an LLM provider: prints a base URL
 to give the agent's LLM client instead of the provider's, forwards every
 request to URL and records each exchange, chunk by chunk with its timing,
-to FILE, until SIGINT or SIGTERM. Credentials are redacted (see below).
+to FILE, until SIGINT or SIGTERM; Bedrock's event streams a message a
+chunk, decoded. Credentials are redacted (see below).
 
 replay: serves the provider exchanges of recordings (from "llm record", a
 harness RecordDir, the recorder's middleware or Transport) to an agent in
