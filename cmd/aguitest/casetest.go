@@ -61,6 +61,10 @@ Flags:
   --llm ADDR        with --url: where the scripted LLM listens (default 127.0.0.1:4010)
   --dir DIR         COMMAND's working directory
   --path PATH       the AG-UI endpoint's path (default /)
+  --allow-host HOST a host other than this machine COMMAND may reach;
+                    repeatable. Every other request it makes to one (through
+                    HTTP_PROXY, HTTPS_PROXY, or from Node) is refused and
+                    fails the case
   --run REGEXP      run only the cases whose names match
   --update          write the golden files instead of comparing them
   --plans N         explore every case under N other plans of its script
@@ -87,6 +91,8 @@ func cmdTest(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	llmAddr := fs.String("llm", "", "with --url: where the scripted LLM listens")
 	dir := fs.String("dir", "", "the command's working directory")
 	path := fs.String("path", "/", "the AG-UI endpoint's path")
+	var allowHosts listFlag
+	fs.Var(&allowHosts, "allow-host", "hosts the agent may reach")
 	runPattern := fs.String("run", "", "run only the cases whose names match")
 	update := fs.Bool("update", false, "write the golden files")
 	timeout := fs.Duration("timeout", 0, "each run's bound")
@@ -140,6 +146,9 @@ func cmdTest(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 	var llm string
 	agent, _, msg := serverFlags(*command, *url, *llmAddr, *dir, *path, &llm)
+	if c, ok := agent.(*harness.CommandAgent); ok {
+		c.AllowHosts = allowHosts
+	}
 	if msg != "" {
 		return fail("%s\n\n%s", msg, testUsage)
 	}

@@ -47,6 +47,10 @@ Flags:
   --llm ADDR          with --url: where the scripted LLM listens (default 127.0.0.1:4010)
   --dir DIR           COMMAND's working directory
   --path PATH         the AG-UI endpoint's path (default /)
+  --allow-host HOST   a host other than this machine COMMAND may reach;
+                      repeatable. Every other request it makes to one (through
+                      HTTP_PROXY, HTTPS_PROXY, or from Node) is refused and
+                      fails the scenario
   --config FILE       the server's own tools and interrupts, waivers (see below)
   --profile P         strict (default) or reference
   --allow RULE,...    verifier rules to waive
@@ -111,6 +115,8 @@ func cmdConform(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	configFile := fs.String("config", "", "configuration file")
 	profile := fs.String("profile", "", "strict or reference")
 	var allow, enable, only, skip listFlag
+	var allowHosts listFlag
+	fs.Var(&allowHosts, "allow-host", "hosts the server may reach")
 	fs.Var(&allow, "allow", "rules to waive")
 	fs.Var(&enable, "enable", "opt-in rules to turn on")
 	fs.Var(&only, "only", "scenarios to run")
@@ -178,6 +184,9 @@ func cmdConform(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return 0
 	}
 	agent, server, msg := serverFlags(*command, *url, *llmAddr, *dir, *path, &cfg.ModelAddr)
+	if c, ok := agent.(*harness.CommandAgent); ok {
+		c.AllowHosts = allowHosts
+	}
 	if msg != "" {
 		return fail("%s\n\n%s", msg, conformUsage)
 	}

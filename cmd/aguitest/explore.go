@@ -62,6 +62,10 @@ Flags:
   --dir DIR               (with --cmd) the program's working directory
   --start-timeout D       (with --cmd) how long the program may take to
                           listen (default 30s)
+  --allow-host HOST       (with --cmd) a host other than this machine the
+                          program may reach; repeatable. Every other request
+                          it makes to one (through HTTP_PROXY, HTTPS_PROXY, or
+                          from Node) is refused and fails the plan
   --timeout D             how long one run may take (default 1m)
 
 Example:
@@ -101,7 +105,7 @@ func runExplore(ctx context.Context, args []string, stdout, stderr io.Writer) in
 	fs.SetOutput(io.Discard)
 	var (
 		cmdLine, url, llm, user, profile, allow, enable, relax, path, dir, wantError string
-		tools                                                                        repeated
+		tools, allowHosts                                                            repeated
 		plans, parallel                                                              int
 		seed                                                                         uint64
 		startTimeout, timeout                                                        time.Duration
@@ -111,6 +115,7 @@ func runExplore(ctx context.Context, args []string, stdout, stderr io.Writer) in
 	fs.StringVar(&llm, "llm", "", "")
 	fs.StringVar(&user, "user", "Hello", "")
 	fs.Var(&tools, "tool", "")
+	fs.Var(&allowHosts, "allow-host", "")
 	fs.IntVar(&plans, "plans", harness.DefaultPlans, "")
 	fs.Uint64Var(&seed, "seed", 1, "")
 	fs.IntVar(&parallel, "parallel", 0, "")
@@ -147,7 +152,7 @@ func runExplore(ctx context.Context, args []string, stdout, stderr io.Writer) in
 			return usageErr("--cmd is empty")
 		}
 		c := harness.Command(argv[0], argv[1:]...)
-		c.Path, c.Dir, c.StartTimeout = path, dir, startTimeout
+		c.Path, c.Dir, c.StartTimeout, c.AllowHosts = path, dir, startTimeout, allowHosts
 		agent = c
 	case url != "":
 		if llm == "" {
