@@ -134,6 +134,11 @@ func (s Script) clone() Script {
 			t.Calls[n].Fragments = slices.Clone(t.Calls[n].Fragments)
 		}
 		t.Expect.Tools = slices.Clone(t.Expect.Tools)
+		if t.Generate != nil {
+			g := *t.Generate
+			g.Tools = slices.Clone(g.Tools)
+			t.Generate = &g
+		}
 		t.Expect.ToolResults = slices.Clone(t.Expect.ToolResults)
 	}
 	v.lines = slices.Clone(s.lines)
@@ -205,9 +210,13 @@ func (s *Script) Key(wires []Wire) string {
 			F *Fault
 			U *Usage
 			N string
-		}{t.Expect, t.Fault, t.Usage, t.Finish})
+			G *Generate
+		}{t.Expect, t.Fault, t.Usage, t.Finish, t.Generate})
 		fmt.Fprintf(h, "turn %d %s\n", i, b)
 		p := t.Plan.over(s.Plan)
+		if t.Generate != nil && t.Generate.Seed == 0 {
+			fmt.Fprintf(h, "generated from seed %d\n", p.Seed) // the arguments depend on it
+		}
 		if t.Fault != nil {
 			fmt.Fprintf(h, "delays %d %d\n", p.First, p.Every)
 		}

@@ -20,10 +20,13 @@ func FuzzDecodeRequests(f *testing.F) {
 	f.Add(uint8(1), []byte(`{"input":[{"type":"item_reference","id":"msg_scripted_0"},{"type":"function_call_output","call_id":"x"}]}`))
 	f.Add(uint8(2), []byte(`{"messages":[{"role":"assistant","content":[{"type":"tool_use","id":"t","input":{}}]},{"role":"user","content":[{"type":"tool_result","tool_use_id":"t","content":[{"type":"text","text":"x"}]}]}],"thinking":{"type":"enabled"}}`))
 	f.Add(uint8(3), []byte(`{"contents":[{"role":"model","parts":[{"functionCall":{"name":"f","args":{}}}]},{"parts":[{"functionResponse":{"name":"f","response":{}}}]}]}`))
+	f.Add(uint8(4), []byte(`{"messages":[{"role":"user","content":[{"text":"go"}]},{"role":"assistant","content":[{"toolUse":{"toolUseId":"t","name":"f","input":{}}}]},{"role":"user","content":[{"toolResult":{"toolUseId":"t","content":[{"json":{"a":1}}],"status":"error"}}]}],"toolConfig":{"tools":[{"toolSpec":{"name":"f","inputSchema":{"json":{}}}}]}}`))
+	f.Add(uint8(5), []byte(`{"model":"m","messages":[{"role":"assistant","content":"","tool_calls":[{"function":{"name":"f","arguments":{"a":1}}}]},{"role":"tool","tool_name":"f","content":"ok"}]}`))
 	f.Fuzz(func(t *testing.T, which uint8, body []byte) {
 		m := NewModel(Script{Turns: []Turn{{Text: "x"}}})
+		m.ollama = []ollamaCall{{"f", `{"a":1}`, "call_1_1"}}
 		var req Request
-		switch which % 4 {
+		switch which % 6 {
 		case 0:
 			req, _ = decodeChat(body)
 		case 1:
@@ -32,6 +35,10 @@ func FuzzDecodeRequests(f *testing.F) {
 			req, _ = decodeAnthropic(body)
 		case 3:
 			req, _ = decodeGemini(body, "/v1beta/models/m:streamGenerateContent")
+		case 4:
+			req, _ = decodeBedrock(body, "/model/m%3A0/converse-stream")
+		case 5:
+			req, _ = decodeOllama(m, body)
 		}
 		if _, err := json.Marshal(req); err != nil {
 			t.Fatalf("the request does not marshal: %v", err)
