@@ -252,7 +252,11 @@ func reassembleWire(t *testing.T, w Wire, stream []byte) (string, []string) {
 		}
 	}
 	var out []string
-	for i := 0; i < len(args); i++ {
+	n := 0
+	for i := range args {
+		n = max(n, i+1)
+	}
+	for i := 0; i < n; i++ {
 		if args[i] == nil {
 			out = append(out, "")
 			continue

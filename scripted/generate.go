@@ -156,7 +156,7 @@ func generateCalls(g *Generate, tools []Tool, seed uint64) ([]Call, error) {
 			errs = append(errs, fmt.Errorf("generate: tool %q: its parameters' schema is not an object's, and a call's arguments are one", name))
 			continue
 		}
-		calls = append(calls, Call{Name: name, Args: string(v.append(nil)), schema: tools[i].Parameters})
+		calls = append(calls, Call{Name: name, Args: string(v.append(nil)), Schema: tools[i].Parameters})
 	}
 	return calls, errors.Join(errs...)
 }

@@ -172,6 +172,7 @@ func TestGenerateOnWires(t *testing.T) {
 				t.Fatal(err)
 			}
 			_, args := reassembleWire(t, w, []byte(body)) // the one call, wherever the reader put it
+
 			gen := srv.Requests()[0].Generated
 			if len(gen) != 1 || canonicalJSON(strings.Join(args, "")) != canonicalJSON(gen[0].Args) {
 				t.Errorf("streamed %q, generated %+v", args, gen)
@@ -197,3 +198,4 @@ func toolsBody(w Wire) string {
 	}
 	return `{"model":"m","messages":[{"role":"user","content":"hi"}],"tools":[{"type":"function","function":{"name":"lookup","parameters":` + params + `}}]}`
 }
+

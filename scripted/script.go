@@ -88,9 +88,10 @@ type Call struct {
 	// concatenation is the arguments. Args must then be empty or equal.
 	Fragments []string `yaml:"fragments,omitempty" json:"fragments,omitempty"`
 
-	// schema is the tool's parameters schema, for a generated call: what
-	// shrinking keeps its arguments within.
-	schema json.RawMessage
+	// Schema is the parameters' schema of the tool of a generated call
+	// (see Generate), within which an exploration shrinks its arguments.
+	// It is not written to script files.
+	Schema json.RawMessage `yaml:"-" json:"-"`
 }
 
 // Usage is token usage, as reported by providers.
