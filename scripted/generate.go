@@ -579,3 +579,48 @@ func nextInside(b, other float64) float64 {
 	}
 	return b + step
 }
+
+// genSeed is the seed turn ti's generated calls are drawn from.
+func (s *Script) genSeed(ti int) uint64 {
+	t := &s.Turns[ti]
+	if t.Generate.Seed != 0 {
+		return t.Generate.Seed
+	}
+	return mix(t.Plan.over(s.Plan).Seed, ti, -20)
+}
+
+// PinGenerated returns s with each turn that generates calls drawing them
+// from the seed the same turn of from draws them from, so that the two
+// scripts generate the same arguments whatever their plans: an
+// exploration compares a plan's run with a reference of the same calls.
+func (s Script) PinGenerated(from Script) Script {
+	v := s.clone()
+	for i := range v.Turns {
+		if i < len(from.Turns) && v.Turns[i].Generate != nil && from.Turns[i].Generate != nil {
+			v.Turns[i].Generate.Seed = from.genSeed(i)
+		}
+	}
+	return v
+}
+
+// Materialize returns s with the calls each turn generated, as reqs show
+// them (Request.Generated of the request each turn answered), written as
+// its own calls with their tools' schemas (Call.Schema), so that the
+// arguments can be shrunk and printed. Turns that answered no request in
+// reqs keep their Generate.
+func (s Script) Materialize(reqs []Request) Script {
+	v := s.clone()
+	for _, r := range reqs {
+		i := r.Turn - 1
+		if i < 0 || i >= len(v.Turns) || v.Turns[i].Generate == nil || len(r.Generated) == 0 {
+			continue
+		}
+		t := &v.Turns[i]
+		for _, c := range r.Generated {
+			c.ID = "" // the default id it had
+			t.Calls = append(t.Calls, c)
+		}
+		t.Generate = nil
+	}
+	return v
+}

@@ -198,4 +198,3 @@ func toolsBody(w Wire) string {
 	}
 	return `{"model":"m","messages":[{"role":"user","content":"hi"}],"tools":[{"type":"function","function":{"name":"lookup","parameters":` + params + `}}]}`
 }
-

@@ -200,7 +200,9 @@ func (s *schema) simpler(v value) []value {
 		if len(r) > 0 {
 			keep(value{kind: vString, str: ""})
 			keep(value{kind: vString, str: string(r[:len(r)/2])})
+			keep(value{kind: vString, str: string(r[len(r)/2:])})
 			keep(value{kind: vString, str: string(r[:len(r)-1])})
+			keep(value{kind: vString, str: string(r[1:])})
 		}
 	case vNumber:
 		x, _ := strconv.ParseFloat(v.num, 64)
