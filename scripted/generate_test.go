@@ -198,3 +198,36 @@ func toolsBody(w Wire) string {
 	}
 	return `{"model":"m","messages":[{"role":"user","content":"hi"}],"tools":[{"type":"function","function":{"name":"lookup","parameters":` + params + `}}]}`
 }
+
+// FuzzGenerate: no schema makes the reader or the generator panic; what
+// the generator makes of a schema it reads meets that schema.
+func FuzzGenerate(f *testing.F) {
+	for _, s := range genSchemas {
+		f.Add(s.schema, uint64(1), uint8(0))
+	}
+	f.Add(`{"type":"object","properties":{"a":{"$ref":"#"}}}`, uint64(2), uint8(3))
+	f.Add(`{"anyOf":[{"type":"object","required":["x"]},{"type":"object"}]}`, uint64(3), uint8(1))
+	f.Fuzz(func(t *testing.T, schema string, seed uint64, shape uint8) {
+		tools := []Tool{{Name: "f", Parameters: json.RawMessage(schema)}}
+		calls, err := generateCalls(&Generate{Shape: ArgShapes[int(shape)%len(ArgShapes)]}, tools, seed)
+		if err != nil {
+			return
+		}
+		s, err := readSchema("f", json.RawMessage(schema))
+		if err != nil {
+			t.Fatalf("generated from a schema that does not read: %v", err)
+		}
+		v, err := parseValue([]byte(calls[0].Args))
+		if err != nil || !json.Valid([]byte(calls[0].Args)) {
+			t.Fatalf("%s: %v", calls[0].Args, err)
+		}
+		if err := s.meets(v); err != nil {
+			t.Fatalf("%s does not meet %s: %v", calls[0].Args, schema, err)
+		}
+		for _, sv := range s.simpler(v) {
+			if err := s.meets(sv); err != nil {
+				t.Fatalf("a simpler %s does not meet %s: %v", sv.append(nil), schema, err)
+			}
+		}
+	})
+}

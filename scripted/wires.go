@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/aguitest/aguitest/internal/llmwire"
@@ -138,6 +140,21 @@ func (s *Script) ValidateWire(w Wire, stream bool) error {
 func (t *Turn) expressible(w Wire, p Plan, ti int, stream bool) error {
 	fail := func(format string, args ...any) error {
 		return fmt.Errorf("the %s wire cannot express "+format, append([]any{w}, args...)...)
+	}
+	if g := t.Generate; g != nil {
+		// The calls to be generated, as far as they are known before any
+		// request: objects, as many as the tools named (two when all are).
+		gt := *t
+		gt.Generate = nil
+		gt.Calls = slices.Clone(t.Calls)
+		n := max(len(g.Tools), 2)
+		if len(g.Tools) == 1 {
+			n = 1
+		}
+		for k := range n {
+			gt.Calls = append(gt.Calls, Call{Name: "generated", Args: `{"generated":` + strconv.Itoa(k) + `}`})
+		}
+		t = &gt
 	}
 	noArgs := false
 	for _, c := range t.Calls {
