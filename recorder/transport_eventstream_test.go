@@ -129,3 +129,44 @@ func TestTransportEventStreamBroken(t *testing.T) {
 func headerPairs(h map[string]string) []string {
 	return []string{":event-type", h[":event-type"], ":message-type", h[":message-type"]}
 }
+
+// FuzzEventFrames: whatever the bytes and however the reads cut them, the
+// chunks hold every byte read: decoded messages framed again, and the
+// rest as read.
+func FuzzEventFrames(f *testing.F) {
+	f.Add(eventBody(), uint8(7))
+	f.Add(eventBody()[:40], uint8(3))
+	f.Add([]byte("not an event stream at all"), uint8(1))
+	f.Fuzz(func(t *testing.T, body []byte, size uint8) {
+		n := int(size%64) + 1
+		var fr eventFrames
+		var cs []Chunk
+		for i := 0; i < len(body); i += n {
+			cs = fr.add(cs, 0, body[i:min(i+n, len(body))])
+		}
+		cs = fr.rest(cs)
+		var all []byte
+		for _, c := range cs {
+			if c.Event == nil {
+				all = append(all, c.Data...)
+				continue
+			}
+			m, k, err := eventstream.Decode(body[len(all):])
+			if err != nil {
+				t.Fatalf("a decoded chunk where the input does not decode: %v", err)
+			}
+			for _, h := range m.Headers {
+				if c.Event[h.Name] != h.Value {
+					t.Fatalf("headers %v of %v", c.Event, m.Headers)
+				}
+			}
+			all = append(all, body[len(all):len(all)+k]...)
+			if !bytes.Equal(c.Data, m.Payload) {
+				t.Fatalf("payload %q, want %q", c.Data, m.Payload)
+			}
+		}
+		if !bytes.Equal(all, body) {
+			t.Fatalf("the chunks hold %d bytes of %d", len(all), len(body))
+		}
+	})
+}
