@@ -24,6 +24,10 @@ import (
 //	POST …/messages                         Anthropic Messages
 //	POST …/models/{model}:streamGenerateContent[?alt=sse]
 //	POST …/models/{model}:generateContent   Gemini (under /v1beta or /v1)
+//	POST …/openai/…                         Azure OpenAI (Chat Completions, Responses)
+//	POST …/publishers/google/models/…       Vertex AI Gemini
+//	POST …/model/{modelId}/converse-stream  Bedrock Converse (and …/converse)
+//	POST …/api/chat                         Ollama
 //	GET  …/models                           the model list (OpenAI or Anthropic shape)
 //
 // each streaming (server-sent events) and not, and records every request.
@@ -167,7 +171,7 @@ func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		h.models(w, r)
 		return
 	}
-	writeWireError(w, WireChat, llmwire.Error{Status: http.StatusNotFound, Message: "Unknown path " + r.URL.Path + ": this server serves …/chat/completions, …/responses, …/messages, …/models/{model}:streamGenerateContent, …/models/{model}:generateContent and …/models.", Type: "invalid_request_error", Code: "unknown_url"})
+	writeWireError(w, WireChat, llmwire.Error{Status: http.StatusNotFound, Message: "Unknown path " + r.URL.Path + ": this server serves …/chat/completions, …/responses, …/messages, …/models/{model}:streamGenerateContent, …/models/{model}:generateContent, …/model/{modelId}/converse-stream, …/model/{modelId}/converse, …/api/chat and …/models.", Type: "invalid_request_error", Code: "unknown_url"})
 }
 
 // writeWireError writes e in the wire's error shape.
