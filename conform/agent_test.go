@@ -73,6 +73,10 @@ func (a refAgent) Run(ctx context.Context, env harness.Env, in agui.RunAgentInpu
 func (a refAgent) answer(ctx context.Context, m *scripted.Model, run *agent.Run) error {
 	in := run.Input()
 	req := scriptedmodel.Request(in)
+	// Its own tools, declared to the model as every agent does.
+	req.Tools = append(req.Tools,
+		scripted.Tool{Name: "get_forecast", Description: "The weather forecast of a city.", Parameters: json.RawMessage(`{"type":"object","properties":{"city":{"type":"string","minLength":1},"days":{"type":"integer","minimum":1,"maximum":7},"unit":{"enum":["C","F"]}},"required":["city"]}`)},
+		scripted.Tool{Name: "delete_file", Description: "Deletes a file, once the user approves.", Parameters: json.RawMessage(`{"type":"object","properties":{"path":{"type":"string"}},"required":["path"]}`)})
 	if a.bug == dropsToolError {
 		for i, msg := range req.Messages {
 			if msg.Role == "tool" && strings.HasPrefix(msg.Content, "error: ") {

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -37,13 +38,14 @@ const (
 	BackendTool        Name = "backend-tool"        // a tool of the server's own (Config.Tools)
 	TextAfterCalls     Name = "text-after-calls"    // text after a call of the server's own, then the next step's text
 	Interrupt          Name = "interrupt"           // a tool the server asks the user about (Config.Interrupts)
+	GeneratedCall      Name = "generated-call"      // a tool the server declares to its model, called with generated arguments
 )
 
 // Names lists the scenarios in the order they run.
 var Names = []Name{
 	Text, Reasoning, FrontendTool, ParallelTools, ToolNoArgs, ChainedCalls, ToolError,
 	TextBetweenCalls, State, FollowUp, Provider500, Provider429, ProviderDisconnect,
-	ProviderMalformed, ClientDisconnect, BackendTool, TextAfterCalls, Interrupt,
+	ProviderMalformed, ClientDisconnect, BackendTool, TextAfterCalls, Interrupt, GeneratedCall,
 }
 
 // Scenario is one scenario of the battery: a harness case that any AG-UI
@@ -318,6 +320,7 @@ func Battery(cfg Config) []Scenario {
 		}
 		out = append(out, Scenario{Name: name, Doc: fmt.Sprintf("the model calls %s; the server asks the user first (RUN_FINISHED with an interrupt), the client answers in the next run's resume, and the server runs it", it.Tool), Case: c})
 	}
+	out = append(out, generatedCalls(cfg)...)
 	for i := range out {
 		s := &out[i]
 		if s.Skip != "" {
@@ -331,6 +334,54 @@ func Battery(cfg Config) []Scenario {
 		if cfg.Explore != nil && explorable(s.Name) {
 			x := *cfg.Explore
 			s.Case.Explore = &x
+		}
+	}
+	return out
+}
+
+// generatedDoc says what a generated-call scenario does.
+const generatedDoc = "the model calls %s, a tool the server declares to it, with arguments generated from its schema (every field, values at their edges: unicode, escapes, long strings, bounds, empty lists): the call reaches the client with exactly those arguments, the server runs it, and its result reaches the model"
+
+// generatedCalls returns a GeneratedCall scenario for each tool in
+// cfg.Declared but those the server interrupts for; a skipped one when
+// there is none.
+func generatedCalls(cfg Config) []Scenario {
+	var out []Scenario
+	for _, t := range cfg.Declared {
+		if slices.ContainsFunc(cfg.Interrupts, func(it InterruptTool) bool { return it.Tool == t.Name }) {
+			continue // the user is asked first: the interrupt scenario's
+		}
+		name := string(GeneratedCall) + "/" + t.Name
+		out = append(out, Scenario{Name: name, Doc: fmt.Sprintf(generatedDoc, t.Name), Case: harness.Case{
+			Name:  name,
+			Input: harness.User(ServerTool{Name: t.Name}.prompt()),
+			Script: script(
+				scripted.Turn{Generate: &scripted.Generate{Tools: []string{t.Name}, Shape: scripted.ShapeEdge}},
+				scripted.Turn{Text: "That is what the tool said."},
+			),
+		}})
+	}
+	if len(out) == 0 {
+		why := "the server declared no tool of its own to its model in the scenarios before"
+		if cfg.Declared == nil {
+			why = "no tool the server declares is known yet: Run finds them in the model's requests of the scenarios before"
+		}
+		out = append(out, Scenario{Name: string(GeneratedCall), Doc: "a tool the server declares to its model, called with arguments generated from its schema", Skip: why})
+	}
+	return out
+}
+
+// declaredTools returns the tools the server declared to its model in a
+// scenario's requests that the scenario's client did not offer: the
+// server's own.
+func declaredTools(c harness.Case, reqs []scripted.Request) []scripted.Tool {
+	var out []scripted.Tool
+	for _, r := range reqs {
+		for _, t := range r.Tools {
+			offered := slices.ContainsFunc(c.Tools, func(ct harness.Tool) bool { return ct.Name == t.Name })
+			if !offered && !slices.ContainsFunc(out, func(o scripted.Tool) bool { return o.Name == t.Name }) {
+				out = append(out, t)
+			}
 		}
 	}
 	return out

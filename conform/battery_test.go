@@ -97,5 +97,5 @@ func TestBatteryExplored(t *testing.T) {
 			assert.Contains(t, strings.Join(r.Notes, "\n"), "explored under ")
 		}
 	}
-	assert.Equal(t, 13, explored, "every scenario but the four provider failures and client-disconnect")
+	assert.Equal(t, 14, explored, "every scenario but the four provider failures and client-disconnect")
 }

@@ -3,6 +3,7 @@ package conform
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/aguitest/aguitest/agui"
@@ -95,7 +96,14 @@ func fidelity(t harness.T, s scripted.Script, r *harness.Result) {
 		if turn.Text != "" {
 			texts = append(texts, turn.Text)
 		}
-		for j, c := range turn.Calls {
+		cs := turn.Calls
+		for _, req := range r.Requests {
+			if req.Turn == i+1 && len(req.Generated) > 0 {
+				cs = append(slices.Clone(cs), req.Generated...)
+				break
+			}
+		}
+		for j, c := range cs {
 			calls = append(calls, want{i + 1, j + 1, c.Name, c.Args})
 			names[c.Name] = true
 		}

@@ -55,6 +55,11 @@ type Config struct {
 	ModelAddr string
 	// OnResult, when set, is told of each scenario's result as it comes.
 	OnResult func(Result)
+	// Declared are the tools the server declares to its model, each a
+	// GeneratedCall scenario. Run fills it from the model's requests of
+	// the scenarios before (the server's own tools: those no scenario's
+	// client offered); set it to run those scenarios from Cases.
+	Declared []scripted.Tool
 }
 
 // DefaultTimeout is how long a run of a scenario may take when

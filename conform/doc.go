@@ -27,6 +27,7 @@
 //	backend-tool/NAME    a tool of the server's own (Config.Tools): run by the server, shown to the client
 //	text-after-calls     text after a call of the server's first tool, then the next step's text: two messages
 //	interrupt/NAME       a tool the server asks the user about (Config.Interrupts): resumed and run
+//	generated-call/NAME  each tool the server declares to its model, called with arguments generated from its schema
 //
 // Every scenario checks, besides what its line says, what holds for any
 // server: each run passes the verifier under Config.Profile (Strict by

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -46,6 +47,8 @@ type Result struct {
 	// Recording is the file holding the scenario's recording, when
 	// Config.RecordDir is set and it ran.
 	Recording string
+
+	declared []scripted.Tool // the server's own tools, as it declared them to the model
 }
 
 // Report is how a server took the battery.
@@ -100,7 +103,28 @@ func Run(ctx context.Context, agent harness.Agent, cfg Config) Report {
 		timeout = DefaultTimeout
 	}
 	o := harness.Options{Timeout: timeout, RecordDir: cfg.RecordDir, ModelAddr: cfg.ModelAddr}
-	for _, s := range Battery(cfg) {
+	battery := Battery(cfg)
+	found := cfg.Declared != nil
+	for i := 0; i < len(battery); i++ {
+		s := battery[i]
+		if base, _, _ := strings.Cut(s.Name, "/"); base == string(GeneratedCall) && !found {
+			// The server's own tools are known now, from what it asked.
+			found = true
+			cfg.Declared = []scripted.Tool{}
+			for _, r := range rep.Results {
+				if r.Harness.Result == nil {
+					continue
+				}
+				for _, t := range r.declared {
+					if !slices.ContainsFunc(cfg.Declared, func(d scripted.Tool) bool { return d.Name == t.Name }) {
+						cfg.Declared = append(cfg.Declared, t)
+					}
+				}
+			}
+			gen := Battery(cfg)
+			battery = append(battery[:i:i], gen[i:]...)
+			s = battery[i]
+		}
 		if !cfg.Selects(s.Name) {
 			continue
 		}
@@ -139,6 +163,9 @@ func runScenario(ctx context.Context, o harness.Options, agent harness.Agent, s 
 	check := c.Check
 	c.Check = nil // run below, where its notes are kept
 	res.Harness = o.Test(ctx, agent, c)
+	if r := res.Harness.Result; r != nil {
+		res.declared = declaredTools(c, r.Requests)
+	}
 	res.Recording = res.Harness.Recording
 	res.Problems = res.Harness.Problems
 	if r := res.Harness.Result; r != nil {

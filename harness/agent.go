@@ -213,7 +213,11 @@ func (r *funcRunner) run(ctx context.Context, input agui.RunAgentInput, rcv rece
 // agents written in any language are tested the same way. Its environment
 // points every provider's client at the case's scripted LLM
 // (OPENAI_BASE_URL and OPENAI_API_KEY, ANTHROPIC_BASE_URL and
-// ANTHROPIC_API_KEY, GOOGLE_GEMINI_BASE_URL and GEMINI_API_KEY) and has
+// ANTHROPIC_API_KEY, GOOGLE_GEMINI_BASE_URL and GEMINI_API_KEY,
+// AZURE_OPENAI_ENDPOINT, AZURE_OPENAI_API_KEY and OPENAI_API_VERSION,
+// GOOGLE_VERTEX_BASE_URL, AWS_ENDPOINT_URL_BEDROCK_RUNTIME with fake AWS
+// credentials and region, OLLAMA_HOST), keeps it from reaching any other
+// host (see CommandAgent.AllowHosts), and has
 // PORT naming a free loopback port, on which it must serve AG-UI (POST to
 // Path, "/" by default). The harness waits until the port accepts
 // connections and stops the program after the case. The port is drawn
@@ -239,6 +243,20 @@ type CommandAgent struct {
 	// StartTimeout bounds the wait for the program to listen; 0 means
 	// DefaultStartTimeout.
 	StartTimeout time.Duration
+	// AllowHosts names the hosts other than this machine that the program
+	// may reach ("*" for any). Every other attempt is refused and fails
+	// the case (ProblemOutbound): the program's HTTP_PROXY and HTTPS_PROXY
+	// (and their lowercase forms, and ALL_PROXY) lead to a proxy of the
+	// harness that refuses and records each request to another host (a
+	// CONNECT for HTTPS), NO_PROXY exempts localhost, 127.0.0.1 and ::1,
+	// and NODE_OPTIONS loads a preload into a Node program, whose
+	// clients ignore proxy settings, refusing its connections to other
+	// hosts before any DNS lookup. A program that opens connections
+	// itself and ignores the proxy settings, outside Node (Java, which
+	// reads its proxy from system properties; a Go program whose
+	// transport sets no Proxy), or a UDP datagram (DNS, statsd), is not
+	// seen.
+	AllowHosts []string
 }
 
 // DefaultStartTimeout is how long a CommandAgent whose StartTimeout is 0
@@ -250,9 +268,26 @@ func (a *CommandAgent) start(ctx context.Context, env Env) (runner, error) {
 	if err != nil {
 		return nil, err
 	}
+	guard, err := newOutboundGuard(a.AllowHosts)
+	if err != nil {
+		releasePort(port)
+		return nil, err
+	}
+	nodeOptions := os.Getenv("NODE_OPTIONS")
+	for _, kv := range a.Env {
+		if v, ok := strings.CutPrefix(kv, "NODE_OPTIONS="); ok {
+			nodeOptions = v
+		}
+	}
+	root := strings.TrimSuffix(env.BaseURL, "/v1")
 	cmd := exec.Command(a.Name, a.Args...)
 	cmd.Dir = a.Dir
-	cmd.Env = append(append(os.Environ(), a.Env...),
+	cmd.Env = append(append(append(os.Environ(), a.Env...), guard.env(nodeOptions)...),
+		// The clouds' and Ollama's clients, pointed at the scripted LLM.
+		"AZURE_OPENAI_ENDPOINT="+root, "AZURE_OPENAI_API_KEY="+env.APIKey, "OPENAI_API_VERSION=2024-10-21",
+		"GOOGLE_VERTEX_BASE_URL="+root,
+		"AWS_ENDPOINT_URL_BEDROCK_RUNTIME="+root, "AWS_ACCESS_KEY_ID=aguitest", "AWS_SECRET_ACCESS_KEY=aguitest", "AWS_REGION=us-east-1",
+		"OLLAMA_HOST="+root,
 		"OPENAI_BASE_URL="+env.BaseURL,
 		"OPENAI_API_KEY="+env.APIKey,
 		"ANTHROPIC_BASE_URL="+strings.TrimSuffix(env.BaseURL, "/v1"),
@@ -268,13 +303,14 @@ func (a *CommandAgent) start(ctx context.Context, env Env) (runner, error) {
 	ownGroup(cmd)
 	if err := cmd.Start(); err != nil {
 		releasePort(port)
+		guard.close()
 		return nil, fmt.Errorf("start %s: %w", a.Name, err)
 	}
 	exited := make(chan error, 1)
 	go func() { exited <- cmd.Wait() }()
 	r := &commandRunner{
 		httpRunner: httpRunner{url: fmt.Sprintf("http://127.0.0.1:%d%s", port, a.Path)},
-		cmd:        cmd, exited: exited, out: &out, port: port,
+		cmd:        cmd, exited: exited, out: &out, port: port, guard: guard,
 	}
 	r.close = r.kill
 	addr := net.JoinHostPort("127.0.0.1", strconv.Itoa(port))
@@ -295,6 +331,7 @@ func (a *CommandAgent) start(ctx context.Context, env Env) (runner, error) {
 		case err := <-exited:
 			exited <- err
 			releasePort(port)
+			guard.close()
 			return nil, fmt.Errorf("%s exited before listening on %s (%v); its output:\n%s", a.Name, addr, err, out.String())
 		case <-ctx.Done():
 			r.kill()
@@ -314,7 +351,12 @@ type commandRunner struct {
 	exited chan error
 	out    *lockedBuffer
 	port   int
+	guard  *outboundGuard
 }
+
+// outbound returns the program's attempts to reach other hosts since the
+// last call.
+func (r *commandRunner) outbound() []Outbound { return r.guard.take() }
 
 // kill stops the program and what it started (its process group): an
 // interrupt first, as Ctrl-C would, then a kill after 5 seconds.
@@ -330,6 +372,7 @@ func (r *commandRunner) kill() {
 	// Children that outlived the program's interrupt go with it.
 	_ = signalGroup(r.cmd, os.Kill)
 	releasePort(r.port)
+	r.guard.close()
 }
 
 func (r *commandRunner) run(ctx context.Context, input agui.RunAgentInput, rcv receiver) error {

@@ -274,8 +274,20 @@ func (o Options) explore(ctx context.Context, agent Agent, c Case, own *Result, 
 	start = time.Now()
 	pf := &PlanFailure{Found: first.name, Script: first.run.script}
 	final := first.v
+	start0, own0 := first.run.script, c.Script
+	if first.run.res != nil {
+		// Calls generated from the agent's tools become the script's own,
+		// so that shrinking can make their arguments smaller.
+		if m := start0.Materialize(first.run.res.Requests); m.Key(e.wires) != start0.Key(e.wires) {
+			mo := c.Script.PinGenerated(start0).Materialize(first.run.res.Requests)
+			if vd := e.tryStep(scripted.Simplification{Script: m, Own: mo}); vd.failsAs(first.v) {
+				start0, own0, final = m, mo, vd
+				pf.Script = m
+			}
+		}
+	}
 	if !x.NoShrink {
-		final = e.shrink(first.run.script, c.Script, first.v, pf)
+		final = e.shrink(start0, own0, final, pf)
 	}
 	pf.shrunk = pf.Script.Key(e.wires) != first.run.script.Key(e.wires)
 	pf.Script = pf.Script.Tidy(e.wires)
@@ -356,11 +368,14 @@ func (e *explorer) run(name string, s scripted.Script) *planRun {
 // own (the case's own script with the content of s) when s has its
 // layout, the run of the plain plan of the layout of s otherwise. It runs
 // what it needs.
+//
+// Calls generated from the agent's tools (scripted.Generate) are drawn
+// from each plan's seed: the reference generates the same ones.
 func (e *explorer) reference(s, own scripted.Script) *planRun {
 	if s.Layout(e.wires) == own.Layout(e.wires) {
-		return e.run("the case's own plan", own)
+		return e.run("the case's own plan", own.PinGenerated(s))
 	}
-	return e.run("the plain plan of layout "+s.Layout(e.wires), s.Plain(e.wires))
+	return e.run("the plain plan of layout "+s.Layout(e.wires), s.Plain(e.wires).PinGenerated(s))
 }
 
 // verdict is why a run fails: its own problems, or a view that differs

@@ -149,12 +149,17 @@ func checkCalls(rep *report, s *scripted.Script, streamed map[int]int, res *Resu
 		if !ok {
 			continue
 		}
-		for n, c := range s.Turns[ti].Calls {
+		calls := turnCalls(s, ti, &res.Requests[req])
+		for n, c := range calls {
 			if match := findCall(held, c.Name, callArgs(c)); match != nil {
 				match.used = true
 				continue
 			}
-			if answered[s.CallID(res.Requests[req].Wire, ti, n)] || ranByAgent(res.Requests[req+1:], c.Name, callArgs(c)) {
+			id := c.ID
+			if n < len(s.Turns[ti].Calls) {
+				id = s.CallID(res.Requests[req].Wire, ti, n)
+			}
+			if answered[id] || ranByAgent(res.Requests[req+1:], c.Name, callArgs(c)) {
 				continue
 			}
 			lost = append(lost, missing{ti, n})
@@ -164,8 +169,9 @@ func checkCalls(rep *report, s *scripted.Script, streamed map[int]int, res *Resu
 		ti := lost[i].ti
 		var said []string
 		names := map[string]bool{}
+		calls := turnCalls(s, ti, &res.Requests[streamed[ti]])
 		for ; i < len(lost) && lost[i].ti == ti; i++ {
-			c := s.Turns[ti].Calls[lost[i].n]
+			c := calls[lost[i].n]
 			said = append(said, fmt.Sprintf("%s with %s (call %d)", c.Name, callArgs(c), lost[i].n+1))
 			names[c.Name] = true
 		}
@@ -191,6 +197,16 @@ func checkCalls(rep *report, s *scripted.Script, streamed map[int]int, res *Resu
 		}
 		rep.errorf(ProblemFidelity, 0, "fidelity: in turn %d the model called %s; the client never got %s, and no tool message or later model request shows the agent ran %s (the client holds %s)", ti+1, strings.Join(said, " and "), it, it, got)
 	}
+}
+
+// turnCalls returns the calls turn ti made answering req: its own, then
+// those generated for the request (Turn.Generate).
+func turnCalls(s *scripted.Script, ti int, req *scripted.Request) []scripted.Call {
+	calls := s.Turns[ti].Calls
+	if len(req.Generated) > 0 {
+		calls = append(slices.Clone(calls), req.Generated...)
+	}
+	return calls
 }
 
 func (c *viewCall) String() string {

@@ -114,6 +114,11 @@ const (
 	// cannot be explored; in PlanFailure.Problems, the client's view under
 	// a plan differs from the reference's.
 	ProblemExplore ProblemKind = "explore"
+	// ProblemOutbound: a program under test (a CommandAgent) tried to
+	// reach a host other than this machine (a hard-coded base URL, a
+	// second model client, telemetry); it was refused. Each host tried
+	// is one problem; CommandAgent.AllowHosts waives hosts by name.
+	ProblemOutbound ProblemKind = "outbound"
 )
 
 // Test runs case c against agent and returns what it produced and what is
@@ -252,6 +257,9 @@ func (o Options) test(ctx context.Context, rep *report, agent Agent, c Case) *Re
 
 	if err := srv.Check(); err != nil {
 		rep.errorf(ProblemModel, 0, "scripted LLM: %v", err)
+	}
+	if g, ok := r.(interface{ outbound() []Outbound }); ok {
+		reportOutbound(rep, g.outbound())
 	}
 	res.Requests = srv.Requests()
 	if c.WantError == nil && !rep.hasCauses() {

@@ -147,18 +147,27 @@ type Exchange struct {
 type Chunk struct {
 	Offset time.Duration
 	Data   []byte
+	// Event holds the headers of one message of a binary event stream
+	// (application/vnd.amazon.eventstream, Bedrock's ConverseStream),
+	// whose payload is Data: such a body is recorded a message a chunk,
+	// decoded, so that its JSON can be read and redacted, and is framed
+	// again when replayed. Nil for the chunks of other bodies, which are
+	// recorded as read.
+	Event map[string]string
 }
 
 type chunkJSON struct {
-	US   int64  `json:"us"`
-	Data string `json:"data,omitempty"`
-	B64  []byte `json:"b64,omitempty"`
+	US    int64             `json:"us"`
+	Event map[string]string `json:"event,omitempty"`
+	Data  string            `json:"data,omitempty"`
+	B64   []byte            `json:"b64,omitempty"`
 }
 
-// MarshalJSON writes the offset in microseconds and the data as a string,
-// or base64 ("b64") when it is not UTF-8.
+// MarshalJSON writes the offset in microseconds, the headers of an event
+// stream message ("event") and the data as a string, or base64 ("b64")
+// when it is not UTF-8.
 func (c Chunk) MarshalJSON() ([]byte, error) {
-	j := chunkJSON{US: c.Offset.Microseconds()}
+	j := chunkJSON{US: c.Offset.Microseconds(), Event: c.Event}
 	if utf8.Valid(c.Data) {
 		j.Data = string(c.Data)
 	} else {
@@ -174,6 +183,7 @@ func (c *Chunk) UnmarshalJSON(b []byte) error {
 		return err
 	}
 	c.Offset = time.Duration(j.US) * time.Microsecond
+	c.Event = j.Event
 	c.Data = j.B64
 	if j.Data != "" {
 		c.Data = []byte(j.Data)

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"mime"
 	"net/http"
 	"net/http/httputil"
 	"net/url"
@@ -14,6 +15,7 @@ import (
 	"time"
 
 	"github.com/aguitest/aguitest/clock"
+	"github.com/aguitest/aguitest/internal/eventstream"
 )
 
 // maxExchangeBytes bounds the response bytes kept for one provider
@@ -27,7 +29,9 @@ const maxExchangeBytes = 8 << 20
 // caller: a chunk is recorded when the caller's Read returns it.
 //
 // It records every provider wire alike (OpenAI Chat Completions and
-// Responses, Anthropic Messages, Gemini), as the bytes the client read.
+// Responses, Anthropic Messages, Gemini, their Azure and Vertex AI
+// deployments, Ollama), as the bytes the client read, and Bedrock's
+// event streams a message a chunk, decoded (see Chunk.Event).
 //
 // When the request's context comes from a request served by Middleware (an
 // agent passing its request context to its LLM client), the exchange goes
@@ -95,7 +99,11 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 	}
 	ex.Status = resp.StatusCode
 	ex.ResponseHeader = resp.Header.Clone()
-	resp.Body = &recordingBody{rc: resp.Body, t: t, ex: ex, start: start, emit: emit}
+	rb := &recordingBody{rc: resp.Body, t: t, ex: ex, start: start, emit: emit}
+	if mt, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type")); mt == eventstream.ContentType {
+		rb.frames = new(eventFrames)
+	}
+	resp.Body = rb
 	return resp, nil
 }
 
@@ -169,6 +177,8 @@ type recordingBody struct {
 	emit  func(*Exchange)
 	size  int
 	once  sync.Once
+	// frames, for an event stream, decodes the messages read so far.
+	frames *eventFrames
 }
 
 // Read reads from the provider's body and records what it returns.
@@ -179,8 +189,13 @@ func (b *recordingBody) Read(p []byte) (int, error) {
 	}
 	if n > 0 && b.size < maxExchangeBytes {
 		b.size += n
-		data := append([]byte(nil), p[:n]...)
-		b.ex.Chunks = append(b.ex.Chunks, Chunk{Offset: b.t.now().Sub(b.start), Data: data})
+		off := b.t.now().Sub(b.start)
+		if b.frames != nil {
+			b.ex.Chunks = b.frames.add(b.ex.Chunks, off, p[:n])
+		} else {
+			data := append([]byte(nil), p[:n]...)
+			b.ex.Chunks = append(b.ex.Chunks, Chunk{Offset: off, Data: data})
+		}
 	}
 	if err != nil {
 		if !errors.Is(err, io.EOF) {
@@ -191,6 +206,56 @@ func (b *recordingBody) Read(p []byte) (int, error) {
 	return n, err
 }
 
+// eventFrames cuts an event stream into its messages as it is read: each
+// whole message becomes a chunk of its payload and headers. Bytes that do
+// not frame (a CRC that does not match, a message cut by the end of the
+// body) are kept as they were read, in a chunk without headers, so that
+// nothing the client read is lost.
+type eventFrames struct {
+	buf    []byte
+	at     time.Duration // offset of the first byte in buf
+	broken bool
+}
+
+func (f *eventFrames) add(cs []Chunk, off time.Duration, p []byte) []Chunk {
+	if f.broken {
+		return append(cs, Chunk{Offset: off, Data: append([]byte(nil), p...)})
+	}
+	if len(f.buf) == 0 {
+		f.at = off
+	}
+	f.buf = append(f.buf, p...)
+	for len(f.buf) > 0 {
+		m, n, err := eventstream.Decode(f.buf)
+		if errors.Is(err, eventstream.ErrShort) {
+			break
+		}
+		if err != nil {
+			f.broken = true
+			cs = append(cs, Chunk{Offset: f.at, Data: f.buf})
+			f.buf = nil
+			break
+		}
+		hs := make(map[string]string, len(m.Headers))
+		for _, h := range m.Headers {
+			hs[h.Name] = h.Value
+		}
+		cs = append(cs, Chunk{Offset: f.at, Data: append([]byte(nil), m.Payload...), Event: hs})
+		f.buf = append(f.buf[:0], f.buf[n:]...)
+		f.at = off
+	}
+	return cs
+}
+
+// rest returns the bytes of a message the body ended in, if any.
+func (f *eventFrames) rest(cs []Chunk) []Chunk {
+	if len(f.buf) > 0 {
+		cs = append(cs, Chunk{Offset: f.at, Data: f.buf})
+		f.buf = nil
+	}
+	return cs
+}
+
 // Close records the exchange, if not done yet, and closes the body.
 func (b *recordingBody) Close() error {
 	b.done()
@@ -199,6 +264,9 @@ func (b *recordingBody) Close() error {
 
 func (b *recordingBody) done() {
 	b.once.Do(func() {
+		if b.frames != nil {
+			b.ex.Chunks = b.frames.rest(b.ex.Chunks)
+		}
 		if b.ex.Chunks == nil {
 			b.ex.Chunks = []Chunk{}
 		}

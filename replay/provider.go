@@ -6,12 +6,14 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
+	"sort"
 	"sync"
 	"time"
 
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/aguitest/aguitest/clock"
+	"github.com/aguitest/aguitest/internal/eventstream"
 	"github.com/aguitest/aguitest/internal/llmwire"
 	"github.com/aguitest/aguitest/internal/serve"
 	"github.com/aguitest/aguitest/recorder"
@@ -251,7 +253,11 @@ func (p *Provider) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 		prev = c.Offset
-		if _, err := w.Write(c.Data); err != nil {
+		data := c.Data
+		if c.Event != nil {
+			data = frame(c)
+		}
+		if _, err := w.Write(data); err != nil {
 			return
 		}
 		_ = rc.Flush()
@@ -260,6 +266,21 @@ func (p *Provider) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		// The recorded body failed part way: end the response abruptly.
 		panic(http.ErrAbortHandler)
 	}
+}
+
+// frame frames a chunk recorded from an event stream as the message it
+// was, its headers in the order of their names.
+func frame(c recorder.Chunk) []byte {
+	names := make([]string, 0, len(c.Event))
+	for k := range c.Event {
+		names = append(names, k)
+	}
+	sort.Strings(names)
+	hs := make([]string, 0, 2*len(names))
+	for _, k := range names {
+		hs = append(hs, k, c.Event[k])
+	}
+	return eventstream.Append(nil, c.Data, hs...)
 }
 
 // match is the default matcher: the method; the path, or for a
@@ -301,12 +322,24 @@ func samePath(want, got string) bool {
 	if w == "" || w != llmwire.Of(got) {
 		return want == got
 	}
-	if w == llmwire.Gemini {
+	switch w.Base() {
+	case llmwire.Gemini:
 		wm, ws, _ := llmwire.GeminiModel(want)
 		gm, gs, _ := llmwire.GeminiModel(got)
 		return wm == gm && ws == gs
+	case llmwire.Bedrock:
+		wm, ws, _ := llmwire.BedrockModel(want)
+		gm, gs, _ := llmwire.BedrockModel(got)
+		return unescape(wm) == unescape(gm) && ws == gs
 	}
 	return true
+}
+
+func unescape(s string) string {
+	if u, err := url.PathUnescape(s); err == nil {
+		return u
+	}
+	return s
 }
 
 // Exchanges returns a Provider's exchanges as it serves them, for callers

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"io"
 	"net/http"
+	"net/url"
 	"strings"
 	"testing"
 
@@ -16,6 +17,12 @@ import (
 	"github.com/openai/openai-go/v3/option"
 	"github.com/openai/openai-go/v3/responses"
 	"google.golang.org/genai"
+
+	"cloud.google.com/go/auth"
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/bedrockruntime"
+	btypes "github.com/aws/aws-sdk-go-v2/service/bedrockruntime/types"
+	ollama "github.com/ollama/ollama/api"
 
 	"github.com/aguitest/aguitest/recorder"
 	"github.com/aguitest/aguitest/scripted"
@@ -104,6 +111,108 @@ var wireClients = []wireClient{
 	}},
 }
 
+// The clients of the clouds' wires and Ollama's.
+func init() {
+	wireClients = append(wireClients,
+		// Azure's v1 API with the OpenAI client, as Azure documents it:
+		// openai-go's azure options bypass the HTTP client's RoundTripper
+		// on a loopback endpoint (see scripted's
+		// TestOpenAIGoAzureBypassesTransport).
+		wireClient{scripted.WireAzureChat, func(ctx context.Context, base string, hc *http.Client) (string, error) {
+			c := openai.NewClient(option.WithBaseURL(strings.TrimSuffix(base, "/v1")+"/openai/v1/"), option.WithHeader("Api-Key", "k"), option.WithHTTPClient(hc), option.WithMaxRetries(0))
+			s := c.Chat.Completions.NewStreaming(ctx, openai.ChatCompletionNewParams{Model: "d", Messages: []openai.ChatCompletionMessageParamUnion{openai.UserMessage("hi")}})
+			var acc openai.ChatCompletionAccumulator
+			for s.Next() {
+				acc.AddChunk(s.Current())
+			}
+			if err := s.Err(); err != nil {
+				return "", err
+			}
+			out := acc.Choices[0].Message.Content
+			for _, tc := range acc.Choices[0].Message.ToolCalls {
+				out += "|" + tc.ID + " " + tc.Function.Name + tc.Function.Arguments
+			}
+			return out, nil
+		}},
+		wireClient{scripted.WireVertex, func(ctx context.Context, base string, hc *http.Client) (string, error) {
+			// genai adds no credentials to a client of one's own.
+			hd := http.Header{"Authorization": {"Bearer t"}}
+			c, err := genai.NewClient(ctx, &genai.ClientConfig{Backend: genai.BackendVertexAI, Project: "p", Location: "l", HTTPClient: hc,
+				Credentials: auth.NewCredentials(&auth.CredentialsOptions{TokenProvider: token{}}), HTTPOptions: genai.HTTPOptions{BaseURL: strings.TrimSuffix(base, "/v1"), Headers: hd}})
+			if err != nil {
+				return "", err
+			}
+			out := ""
+			for resp, err := range c.Models.GenerateContentStream(ctx, "m", genai.Text("hi"), nil) {
+				if err != nil {
+					return "", err
+				}
+				for _, p := range resp.Candidates[0].Content.Parts {
+					if p.FunctionCall != nil {
+						args, _ := json.Marshal(p.FunctionCall.Args)
+						out += "|" + p.FunctionCall.ID + " " + p.FunctionCall.Name + string(args)
+					} else {
+						out += p.Text
+					}
+				}
+			}
+			return out, nil
+		}},
+		wireClient{scripted.WireBedrock, func(ctx context.Context, base string, hc *http.Client) (string, error) {
+			c := bedrockruntime.New(bedrockruntime.Options{Region: "us-east-1", BaseEndpoint: aws.String(strings.TrimSuffix(base, "/v1")), HTTPClient: hc, Retryer: aws.NopRetryer{},
+				Credentials: aws.CredentialsProviderFunc(func(context.Context) (aws.Credentials, error) {
+					return aws.Credentials{AccessKeyID: "A", SecretAccessKey: "S"}, nil
+				})})
+			res, err := c.ConverseStream(ctx, &bedrockruntime.ConverseStreamInput{ModelId: aws.String("m:0"),
+				Messages: []btypes.Message{{Role: btypes.ConversationRoleUser, Content: []btypes.ContentBlock{&btypes.ContentBlockMemberText{Value: "hi"}}}}})
+			if err != nil {
+				return "", err
+			}
+			st := res.GetStream()
+			defer st.Close()
+			out, calls := "", map[int32]string{}
+			for ev := range st.Events() {
+				switch v := ev.(type) {
+				case *btypes.ConverseStreamOutputMemberContentBlockStart:
+					tu := v.Value.Start.(*btypes.ContentBlockStartMemberToolUse)
+					calls[*v.Value.ContentBlockIndex] = "|" + *tu.Value.ToolUseId + " " + *tu.Value.Name
+				case *btypes.ConverseStreamOutputMemberContentBlockDelta:
+					switch d := v.Value.Delta.(type) {
+					case *btypes.ContentBlockDeltaMemberText:
+						out += d.Value
+					case *btypes.ContentBlockDeltaMemberToolUse:
+						calls[*v.Value.ContentBlockIndex] += *d.Value.Input
+					}
+				}
+			}
+			for i := range int32(len(calls)) {
+				out += calls[i+1]
+			}
+			return out, st.Err()
+		}},
+		wireClient{scripted.WireOllama, func(ctx context.Context, base string, hc *http.Client) (string, error) {
+			u, _ := url.Parse(strings.TrimSuffix(base, "/v1"))
+			out := ""
+			err := ollama.NewClient(u, hc).Chat(ctx, &ollama.ChatRequest{Model: "m", Messages: []ollama.Message{{Role: "user", Content: "hi"}}}, func(r ollama.ChatResponse) error {
+				out += r.Message.Content
+				for _, tc := range r.Message.ToolCalls {
+					args, _ := json.Marshal(tc.Function.Arguments)
+					out += "| " + tc.Function.Name + string(args)
+				}
+				return nil
+			})
+			return out, err
+		}},
+	)
+}
+
+// token is an OAuth token genai sends on Vertex AI, from no credentials.
+type token struct{}
+
+func (token) Token(context.Context) (*auth.Token, error) {
+	return &auth.Token{Value: "t", Type: "Bearer"}, nil
+}
+
 var turn = scripted.Turn{Text: "Looking it up.", Calls: []scripted.Call{{ID: "c1", Name: "lookup", Args: `{"q":"caf\u00e9"}`}}, Plan: scripted.Plan{Split: scripted.Split{Size: 3}}}
 
 // TestCaptureReplayEveryWire: recorder.Transport captures a real client's
@@ -138,6 +247,11 @@ func TestCaptureReplayEveryWire(t *testing.T) {
 			}
 			if !strings.Contains(body.String(), `"Loo"`) {
 				t.Errorf("the recorded chunks do not hold the answer:\n%s", body.String())
+			}
+			for i, ch := range exs[0].Chunks {
+				if (ch.Event != nil) != (c.wire == scripted.WireBedrock && len(exs[0].Chunks) > 0) || ch.Event != nil && !json.Valid(ch.Data) {
+					t.Errorf("chunk %d: event %v data %q: want each message of an event stream decoded, and nothing else", i, ch.Event, ch.Data)
+				}
 			}
 
 			p := NewProvider(exs, ProviderOptions{})

@@ -214,16 +214,44 @@ func checkChat(req *Request) *llmwire.Error {
 // A chatEncoder writes the chunks of one answer as chat.completion.chunk
 // server-sent events, appending to a reused buffer.
 type chatEncoder struct {
+	choices      []byte // `data: {...,"choices":[`
 	head         []byte // `data: {...,"choices":[{"index":0,"delta":`
 	usageHead    []byte // `data: {...,"choices":[],"usage":`
 	tail         []byte // `,"logprobs":null,"finish_reason":null}]...}` + "\n\n"
 	includeUsage bool
 	sentRole     bool
+	// azure adds Azure OpenAI's content filter results: a first chunk
+	// with no choices and the prompt's, and each choice's.
+	azure, sentPrompt bool
 	carry
 }
 
 func newChatEncoder(a *answer) *chatEncoder {
-	return newChatEncoderOf("chatcmpl-scripted-"+strconv.Itoa(a.turn), a.model, clock.Epoch.Unix(), a.req.IncludeUsage)
+	e := newChatEncoderOf("chatcmpl-scripted-"+strconv.Itoa(a.turn), a.model, clock.Epoch.Unix(), a.req.IncludeUsage)
+	e.azure = a.req.Wire == WireAzureChat
+	return e
+}
+
+// Azure's content filter results: none given, all safe, filtered.
+var (
+	filterNone     = []byte(`{}`)
+	filterSafe, _  = json.Marshal(llmwire.ContentFilterResult(false))
+	filterBlock, _ = json.Marshal(llmwire.ContentFilterResult(true))
+)
+
+// azureHead appends the start of a chunk's choice with its content filter
+// results.
+func (e *chatEncoder) azureHead(b []byte, filter []byte) []byte {
+	if !e.sentPrompt {
+		e.sentPrompt = true
+		b = append(b, `data: {"choices":[],"created":0,"id":"","model":"","object":"","prompt_filter_results":[{"prompt_index":0,"content_filter_results":`...)
+		b = append(b, filterSafe...)
+		b = append(b, "}]}\n\n"...)
+	}
+	b = append(b, e.choices...)
+	b = append(b, `{"index":0,"content_filter_results":`...)
+	b = append(b, filter...)
+	return append(b, `,"delta":`...)
 }
 
 func newChatEncoderOf(id, model string, created int64, includeUsage bool) *chatEncoder {
@@ -236,6 +264,7 @@ func newChatEncoderOf(id, model string, created int64, includeUsage bool) *chatE
 	h = appendString(h, model)
 	h = append(h, `,"system_fingerprint":"fp_scripted","choices":[`...)
 	e := &chatEncoder{includeUsage: includeUsage}
+	e.choices = append([]byte(nil), h...)
 	e.usageHead = append(append([]byte(nil), h...), `],"usage":`...)
 	e.head = append(h, `{"index":0,"delta":`...)
 	e.tail = []byte(`,"logprobs":null,"finish_reason":null}]`)
@@ -281,7 +310,15 @@ func (e *chatEncoder) appendChunk(b []byte, c *Chunk) []byte {
 		b = appendUsage(b, c.Usage)
 		return append(b, "}\n\n"...)
 	case kindFinish:
-		b = append(b, e.head...)
+		if e.azure {
+			filter := filterNone
+			if c.Finish == "content_filter" {
+				filter = filterBlock
+			}
+			b = e.azureHead(b, filter)
+		} else {
+			b = append(b, e.head...)
+		}
 		b = append(b, '{')
 		b = e.role(b, false)
 		b = append(b, `},"logprobs":null,"finish_reason":`...)
@@ -292,7 +329,14 @@ func (e *chatEncoder) appendChunk(b []byte, c *Chunk) []byte {
 		}
 		return append(b, "}\n\n"...)
 	}
-	b = append(b, e.head...)
+	switch {
+	case !e.azure:
+		b = append(b, e.head...)
+	case c.kind() == kindText && c.Text != "":
+		b = e.azureHead(b, filterSafe)
+	default:
+		b = e.azureHead(b, filterNone)
+	}
 	b = append(b, '{')
 	b = e.role(b, true)
 	switch c.kind() {
@@ -372,19 +416,34 @@ func completeChat(a *answer) []byte {
 		msg.Content = &text
 	}
 	type choice struct {
-		Index        int     `json:"index"`
-		Message      message `json:"message"`
-		Logprobs     *int    `json:"logprobs"`
-		FinishReason string  `json:"finish_reason"`
+		Index        int             `json:"index"`
+		Filter       json.RawMessage `json:"content_filter_results,omitempty"`
+		Message      message         `json:"message"`
+		Logprobs     *int            `json:"logprobs"`
+		FinishReason string          `json:"finish_reason"`
+	}
+	type promptFilter struct {
+		Index  int             `json:"prompt_index"`
+		Filter json.RawMessage `json:"content_filter_results"`
+	}
+	ch := choice{0, nil, msg, nil, a.t.finish()}
+	var prompt []promptFilter
+	if a.req.Wire == WireAzureChat {
+		ch.Filter = filterSafe
+		if ch.FinishReason == "content_filter" {
+			ch.Filter = filterBlock
+		}
+		prompt = []promptFilter{{0, filterSafe}}
 	}
 	b, _ := json.Marshal(struct {
-		ID                string   `json:"id"`
-		Object            string   `json:"object"`
-		Created           int64    `json:"created"`
-		Model             string   `json:"model"`
-		SystemFingerprint string   `json:"system_fingerprint"`
-		Choices           []choice `json:"choices"`
-		Usage             Usage    `json:"usage"`
-	}{"chatcmpl-scripted-" + strconv.Itoa(a.turn), "chat.completion", clock.Epoch.Unix(), a.model, "fp_scripted", []choice{{0, msg, nil, a.t.finish()}}, a.usage})
+		ID                string         `json:"id"`
+		Object            string         `json:"object"`
+		Created           int64          `json:"created"`
+		Model             string         `json:"model"`
+		PromptFilter      []promptFilter `json:"prompt_filter_results,omitempty"`
+		SystemFingerprint string         `json:"system_fingerprint"`
+		Choices           []choice       `json:"choices"`
+		Usage             Usage          `json:"usage"`
+	}{"chatcmpl-scripted-" + strconv.Itoa(a.turn), "chat.completion", clock.Epoch.Unix(), a.model, prompt, "fp_scripted", []choice{ch}, a.usage})
 	return b
 }

@@ -45,8 +45,22 @@ func wantOn(w Wire) joined {
 		j.Finish = "completed"
 	case WireAnthropic:
 		j.Finish = "tool_use"
-	case WireGemini:
+	case WireGemini, WireVertex:
 		j.Finish = "STOP"
+		for i := range j.Calls {
+			j.Calls[i].Args = canonicalJSON(j.Calls[i].Args)
+		}
+	case WireAzureResponses:
+		j.Finish = "completed"
+	case WireBedrock:
+		j.Finish = "tool_use"
+		for i := range j.Calls {
+			if j.Calls[i].ID == "" || strings.HasPrefix(j.Calls[i].ID, "call_") {
+				j.Calls[i].ID = Call{}.wireID(WireBedrock, 0, i)
+			}
+		}
+	case WireOllama:
+		j.Finish = "stop"
 		for i := range j.Calls {
 			j.Calls[i].Args = canonicalJSON(j.Calls[i].Args)
 		}
@@ -104,7 +118,11 @@ func TestGoClientsOnWires(t *testing.T) {
 // reassembles it from the deltas, keyed by item id, as an agent does; the
 // output of response.completed must agree.
 func openAIGoResponses(ctx context.Context, url string) (joined, error) {
-	c := openAIGoClient(url)
+	return responsesStream(ctx, openAIGoClient(url))
+}
+
+// responsesStream is openAIGoResponses for any client.
+func responsesStream(ctx context.Context, c openai.Client) (joined, error) {
 	stream := c.Responses.NewStreaming(ctx, responses.ResponseNewParams{
 		Model: "gpt-test",
 		Input: responses.ResponseNewParamsInputUnion{OfString: openai.String("weather?")},
@@ -251,6 +269,11 @@ func genaiGo(ctx context.Context, url string) (joined, error) {
 	if err != nil {
 		return joined{}, err
 	}
+	return genaiStream(ctx, c)
+}
+
+// genaiStream is genaiGo for any client.
+func genaiStream(ctx context.Context, c *genai.Client) (joined, error) {
 	var j joined
 	for resp, err := range c.Models.GenerateContentStream(ctx, "gemini-test", genai.Text("weather?"), nil) {
 		if err != nil {

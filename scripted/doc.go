@@ -50,9 +50,20 @@
 //	Anthropic Messages       POST …/messages           message_start, content_block_*, message_delta, message_stop, ping
 //	Gemini                   POST …/models/{m}:streamGenerateContent?alt=sse (a JSON array without alt=sse)
 //	                         POST …/models/{m}:generateContent (under /v1beta or /v1)
+//	Azure OpenAI             POST …/openai/deployments/{d}/chat/completions?api-version=…, …/openai/v1/chat/completions,
+//	                         …/openai/deployments/{d}/responses, …/openai/responses, …/openai/v1/responses
+//	Vertex AI Gemini         POST …/projects/{p}/locations/{l}/publishers/google/models/{m}:streamGenerateContent, :generateContent
+//	Bedrock Converse         POST …/model/{modelId}/converse-stream (application/vnd.amazon.eventstream), …/converse
+//	Ollama                   POST …/api/chat (newline-delimited JSON unless "stream": false)
 //
 // each streaming and not, with the event names, fields, id formats
-// (call_…, toolu_…, fc_…, msg_…, resp_…) and headers of the provider. A
+// (call_…, toolu_…, tooluse_…, fc_…, msg_…, resp_…) and headers of the
+// provider. Azure's answers carry its content filter's results (a turn
+// that finishes with "content_filter" is filtered; a fault with the code
+// content_filter is the 400 of a refused prompt) and Azure wants an
+// api-key header or a bearer token, Vertex AI a token; Bedrock's stream
+// fails with an exception message; Ollama's calls carry no id, and the
+// calls of a later request are known by their name and arguments. A
 // turn means the same on every wire: reasoning is Chat's
 // reasoning_content, a Responses reasoning summary, an Anthropic thinking
 // block with its signature, Gemini thought parts; each stream of the plan
@@ -63,9 +74,10 @@
 // and the turn, answered to the client and reported by Check, never
 // quietly dropped: Anthropic deltas carry only the block index (ids
 // "first" only); Responses events always carry the item (no "no-index");
-// Gemini sends each call whole in its own part, with its id (its
-// arguments are not cut, calls do not interleave, explicit argument
-// fragments cannot be sent). [Script.ValidateWire] finds those turns
+// Gemini (and Vertex AI, and Ollama) sends each call whole in its own
+// part, with its id (its arguments are not cut, calls do not interleave,
+// explicit argument fragments cannot be sent); Bedrock's deltas, as
+// Anthropic's, carry only the block index. [Script.ValidateWire] finds those turns
 // before any request.
 //
 // Faults take each provider's shape: the OpenAI error object, Anthropic's
@@ -160,6 +172,9 @@
 //	  - fault: {kind: status, status: 429, retry_after: "2", times: 2}  # both retries too
 //	  - text: Retried.
 //	    fault: {kind: disconnect, after: 3}   # also: error, malformed, stall
+//	  - generate: all              # a call to each tool the request declares, its
+//	                               # arguments from the tool's schema (see Generate);
+//	                               # or [names], or {tools: [...], shape: edge, seed: 3}
 //	  - fault: {kind: status, status: 529, always: true}  # every later request
 //
 // A call's id, when not given, is call_<turn>_<n> counted from 1; the

@@ -23,7 +23,7 @@ func TestDocExample(t *testing.T) {
 	if err != nil {
 		t.Fatalf("%v\n%s", err, yaml.String())
 	}
-	if len(s.Turns) != 5 {
-		t.Errorf("%d turns, want 5", len(s.Turns))
+	if len(s.Turns) != 6 || s.Turns[4].Generate == nil {
+		t.Errorf("%d turns, want 6, the fifth generating calls", len(s.Turns))
 	}
 }

@@ -56,6 +56,11 @@ func ExampleScript_ValidateWire() {
 	// OpenAI Responses: <nil>
 	// Anthropic Messages: <nil>
 	// Gemini: turn 1: the Gemini wire cannot express order=round-robin: each functionCall part arrives whole, so calls cannot interleave (use sequential, reverse or a schedule naming each call once)
+	// Azure OpenAI Chat Completions: <nil>
+	// Azure OpenAI Responses: <nil>
+	// Vertex AI Gemini: turn 1: the Vertex AI Gemini wire cannot express order=round-robin: each functionCall part arrives whole, so calls cannot interleave (use sequential, reverse or a schedule naming each call once)
+	// Bedrock Converse: <nil>
+	// Ollama: turn 1: the Ollama wire cannot express order=round-robin: each tool call arrives whole, so calls cannot interleave (use sequential, reverse or a schedule naming each call once)
 }
 
 // Every request, as one JSON line: the wire, the neutral form and the raw

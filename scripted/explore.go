@@ -134,6 +134,11 @@ func (s Script) clone() Script {
 			t.Calls[n].Fragments = slices.Clone(t.Calls[n].Fragments)
 		}
 		t.Expect.Tools = slices.Clone(t.Expect.Tools)
+		if t.Generate != nil {
+			g := *t.Generate
+			g.Tools = slices.Clone(g.Tools)
+			t.Generate = &g
+		}
 		t.Expect.ToolResults = slices.Clone(t.Expect.ToolResults)
 	}
 	v.lines = slices.Clone(s.lines)
@@ -196,7 +201,7 @@ func (t *Turn) explicit() string {
 // the script's model name.
 func (s *Script) Key(wires []Wire) string {
 	h := sha256.New()
-	whole := geminiOnly(wires)
+	whole := wholeOnly(wires)
 	fmt.Fprintf(h, "model %q\n", s.Model)
 	for i := range s.Turns {
 		t := &s.Turns[i]
@@ -205,9 +210,13 @@ func (s *Script) Key(wires []Wire) string {
 			F *Fault
 			U *Usage
 			N string
-		}{t.Expect, t.Fault, t.Usage, t.Finish})
+			G *Generate
+		}{t.Expect, t.Fault, t.Usage, t.Finish, t.Generate})
 		fmt.Fprintf(h, "turn %d %s\n", i, b)
 		p := t.Plan.over(s.Plan)
+		if t.Generate != nil && t.Generate.Seed == 0 {
+			fmt.Fprintf(h, "generated from seed %d\n", p.Seed) // the arguments depend on it
+		}
 		if t.Fault != nil {
 			fmt.Fprintf(h, "delays %d %d\n", p.First, p.Every)
 		}
@@ -227,14 +236,14 @@ func (s *Script) Key(wires []Wire) string {
 	return hex.EncodeToString(h.Sum(nil))
 }
 
-// geminiOnly reports whether every wire is Gemini, which sends each call's
-// arguments whole.
-func geminiOnly(ws []Wire) bool {
+// wholeOnly reports whether every wire sends each call's arguments whole
+// (Gemini, Vertex AI, Ollama).
+func wholeOnly(ws []Wire) bool {
 	if len(ws) == 0 {
 		return false
 	}
 	for _, w := range ws {
-		if w != WireGemini {
+		if !w.wholeCalls() {
 			return false
 		}
 	}
@@ -267,7 +276,7 @@ func chunkSlot(t *Turn, ti int, c *Chunk) int {
 // whole (Gemini) a call starts at its last chunk.
 func (s *Script) starts(ti int, wires []Wire) []int {
 	t := &s.Turns[ti]
-	whole := geminiOnly(wires)
+	whole := wholeOnly(wires)
 	chunks := planChunks(t, ti, t.Plan.over(s.Plan), nil, whole)
 	at := map[int]int{}
 	for i := range chunks {

@@ -1,8 +1,6 @@
 package scripted
 
 import (
-	"bufio"
-	"bytes"
 	"encoding/json"
 	"net/http/httptest"
 	"strings"
@@ -22,10 +20,13 @@ func FuzzDecodeRequests(f *testing.F) {
 	f.Add(uint8(1), []byte(`{"input":[{"type":"item_reference","id":"msg_scripted_0"},{"type":"function_call_output","call_id":"x"}]}`))
 	f.Add(uint8(2), []byte(`{"messages":[{"role":"assistant","content":[{"type":"tool_use","id":"t","input":{}}]},{"role":"user","content":[{"type":"tool_result","tool_use_id":"t","content":[{"type":"text","text":"x"}]}]}],"thinking":{"type":"enabled"}}`))
 	f.Add(uint8(3), []byte(`{"contents":[{"role":"model","parts":[{"functionCall":{"name":"f","args":{}}}]},{"parts":[{"functionResponse":{"name":"f","response":{}}}]}]}`))
+	f.Add(uint8(4), []byte(`{"messages":[{"role":"user","content":[{"text":"go"}]},{"role":"assistant","content":[{"toolUse":{"toolUseId":"t","name":"f","input":{}}}]},{"role":"user","content":[{"toolResult":{"toolUseId":"t","content":[{"json":{"a":1}}],"status":"error"}}]}],"toolConfig":{"tools":[{"toolSpec":{"name":"f","inputSchema":{"json":{}}}}]}}`))
+	f.Add(uint8(5), []byte(`{"model":"m","messages":[{"role":"assistant","content":"","tool_calls":[{"function":{"name":"f","arguments":{"a":1}}}]},{"role":"tool","tool_name":"f","content":"ok"}]}`))
 	f.Fuzz(func(t *testing.T, which uint8, body []byte) {
 		m := NewModel(Script{Turns: []Turn{{Text: "x"}}})
+		m.ollama = []ollamaCall{{"f", `{"a":1}`, "call_1_1"}}
 		var req Request
-		switch which % 4 {
+		switch which % 6 {
 		case 0:
 			req, _ = decodeChat(body)
 		case 1:
@@ -34,6 +35,10 @@ func FuzzDecodeRequests(f *testing.F) {
 			req, _ = decodeAnthropic(body)
 		case 3:
 			req, _ = decodeGemini(body, "/v1beta/models/m:streamGenerateContent")
+		case 4:
+			req, _ = decodeBedrock(body, "/model/m%3A0/converse-stream")
+		case 5:
+			req, _ = decodeOllama(m, body)
 		}
 		if _, err := json.Marshal(req); err != nil {
 			t.Fatalf("the request does not marshal: %v", err)
@@ -65,7 +70,9 @@ func FuzzWireStreams(f *testing.F) {
 			m := NewModel(s)
 			path, body := streamRequest(w)
 			rec := httptest.NewRecorder()
-			m.Handler().ServeHTTP(rec, httptest.NewRequest("POST", path, strings.NewReader(body)))
+			hr := httptest.NewRequest("POST", path, strings.NewReader(body))
+			hr.Header.Set("Authorization", "Bearer test")
+			m.Handler().ServeHTTP(rec, hr)
 			if err := m.Check(); err != nil {
 				t.Fatalf("%s: %v", w, err)
 			}
@@ -78,7 +85,7 @@ func FuzzWireStreams(f *testing.F) {
 				if w == WireAnthropic && want == "{}" && len(gotArgs) > i && gotArgs[i] == "" {
 					continue // Anthropic streams no input for a call without arguments
 				}
-				if w == WireGemini {
+				if w.wholeCalls() {
 					want = canonicalJSON(want)
 				}
 				if i >= len(gotArgs) || gotArgs[i] != want {
@@ -104,13 +111,11 @@ func reassembleWire(t *testing.T, w Wire, stream []byte) (string, []string) {
 		}
 		return args[i]
 	}
-	sc := bufio.NewScanner(bytes.NewReader(stream))
-	sc.Buffer(nil, 1<<20)
-	for sc.Scan() {
-		data, ok := strings.CutPrefix(strings.TrimSuffix(sc.Text(), "\r"), "data: ")
-		if !ok || data == "[DONE]" {
-			continue
-		}
+	events, err := wireEvents(w, stream)
+	if err != nil {
+		t.Fatalf("%s: %v", w, err)
+	}
+	for _, data := range events {
 		if !json.Valid([]byte(data)) {
 			t.Fatalf("%s: event data is not JSON: %s", w, data)
 		}
@@ -123,7 +128,15 @@ func reassembleWire(t *testing.T, w Wire, stream []byte) (string, []string) {
 			Item   struct {
 				CallID string `json:"call_id"`
 			}
-			Block   struct{ ID string } `json:"content_block"`
+			Block struct{ ID string } `json:"content_block"`
+			// Bedrock
+			BlockIndex int `json:"contentBlockIndex"`
+			Start      struct {
+				ToolUse struct {
+					ToolUseID string `json:"toolUseId"`
+				} `json:"toolUse"`
+			}
+
 			Choices []struct {
 				Delta struct {
 					Content   string
@@ -156,7 +169,7 @@ func reassembleWire(t *testing.T, w Wire, stream []byte) (string, []string) {
 			}
 			return 1
 		}
-		switch w {
+		switch w.base() {
 		case WireChat:
 			for _, c := range ev.Choices {
 				text.WriteString(c.Delta.Content)
@@ -194,6 +207,37 @@ func reassembleWire(t *testing.T, w Wire, stream []byte) (string, []string) {
 			case d.Type == "input_json_delta":
 				arg(callIndex[ev.Index]).WriteString(d.PartialJSON)
 			}
+		case WireBedrock:
+			var d struct {
+				Text    *string
+				ToolUse *struct{ Input string }
+			}
+			_ = json.Unmarshal(ev.Delta, &d)
+			switch {
+			case ev.Start.ToolUse.ToolUseID != "":
+				callIndex[ev.BlockIndex] = byID(ev.Start.ToolUse.ToolUseID)
+			case d.Text != nil:
+				text.WriteString(*d.Text)
+			case d.ToolUse != nil:
+				arg(callIndex[ev.BlockIndex]).WriteString(d.ToolUse.Input)
+			}
+		case WireOllama:
+			var line struct {
+				Message struct {
+					Content   string
+					ToolCalls []struct {
+						Function struct {
+							Index     int
+							Arguments json.RawMessage
+						}
+					} `json:"tool_calls"`
+				}
+			}
+			_ = json.Unmarshal([]byte(data), &line)
+			text.WriteString(line.Message.Content)
+			for _, tc := range line.Message.ToolCalls {
+				arg(tc.Function.Index).WriteString(canonicalJSON(string(tc.Function.Arguments)))
+			}
 		case WireGemini:
 			for _, c := range ev.Candidates {
 				for _, p := range c.Content.Parts {
@@ -208,7 +252,11 @@ func reassembleWire(t *testing.T, w Wire, stream []byte) (string, []string) {
 		}
 	}
 	var out []string
-	for i := 0; i < len(args); i++ {
+	n := 0
+	for i := range args {
+		n = max(n, i+1)
+	}
+	for i := 0; i < n; i++ {
 		if args[i] == nil {
 			out = append(out, "")
 			continue

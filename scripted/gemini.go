@@ -260,6 +260,10 @@ func appendGeminiTail(b []byte, a *answer, finish string) []byte {
 	b = strconv.AppendInt(b, int64(u.PromptTokens), 10)
 	b = append(b, `}]},"modelVersion":`...)
 	b = appendString(b, a.model)
+	if a.req.Wire == WireVertex {
+		b = append(b, `,"createTime":`...)
+		b = appendString(b, createdAt)
+	}
 	b = append(b, `,"responseId":"scripted-`...)
 	b = strconv.AppendInt(b, int64(a.turn+1), 10)
 	return append(b, `"}`...)

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"iter"
+	"slices"
 	"sync"
 	"time"
 
@@ -81,6 +82,7 @@ type Model struct {
 	log      io.Writer
 	logErr   error
 	store    responseStore
+	ollama   []ollamaCall // the calls made on the Ollama wire
 }
 
 // NewModel returns a model that answers with the turns of s, in order.
@@ -124,6 +126,7 @@ func (a *answer) delay(i int) time.Duration {
 func (m *Model) take(req Request) (*answer, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
+	gt, genErr := m.generate(&req)
 	m.record(req)
 	n := m.received - 1
 	if m.next >= len(m.script.Turns) {
@@ -143,7 +146,15 @@ func (m *Model) take(req Request) (*answer, error) {
 		m.errs = append(m.errs, err)
 		return nil, err
 	}
+	if genErr != nil {
+		err := fmt.Errorf("%sturn %d: %w", m.script.where(i), i+1, genErr)
+		m.errs = append(m.errs, err)
+		return nil, err
+	}
 	p := t.Plan.over(m.script.Plan)
+	if gt != nil {
+		t = gt
+	}
 	if req.Wire != "" {
 		if err := t.expressible(req.Wire, p, i, req.Stream); err != nil {
 			err = fmt.Errorf("%sturn %d: %w", m.script.where(i), i+1, err)
@@ -155,9 +166,39 @@ func (m *Model) take(req Request) (*answer, error) {
 		m.requests[len(m.requests)-1].Turn = i + 1 // req, kept last
 	}
 	u := estimate(t, &req)
-	a := &answer{turn: i, t: t, plan: p, chunks: planChunks(t, i, p, &u, req.Wire == WireGemini), fault: t.Fault, usage: u, req: req}
+	a := &answer{turn: i, t: t, plan: p, chunks: planChunks(t, i, p, &u, req.Wire.wholeCalls()), fault: t.Fault, usage: u, req: req}
 	a.model = m.modelName(&req)
 	return a, nil
+}
+
+// generate makes the calls of the turn answering req next, when it asks
+// for generated calls: it returns the turn with them, and notes them in
+// req. m.mu is held.
+func (m *Model) generate(req *Request) (*Turn, error) {
+	i := m.next
+	if i >= len(m.script.Turns) || m.script.Turns[i].Generate == nil {
+		return nil, nil
+	}
+	t := &m.script.Turns[i]
+	g := t.Generate
+	seed := g.Seed
+	if seed == 0 {
+		seed = mix(t.Plan.over(m.script.Plan).Seed, i, -20)
+	}
+	calls, err := generateCalls(g, req.Tools, seed)
+	if err != nil {
+		return nil, err
+	}
+	gt := *t
+	gt.Generate = nil
+	gt.Calls = slices.Clone(t.Calls)
+	for k := range calls {
+		n := len(gt.Calls)
+		gt.Calls = append(gt.Calls, calls[k])
+		calls[k].ID = calls[k].wireID(req.Wire, i, n)
+	}
+	req.Generated = calls
+	return &gt, nil
 }
 
 // reject records a request the server refused before it reached the

@@ -43,6 +43,9 @@ type Request struct {
 	// Error says why the server refused the request as the provider
 	// would (a 400 with the provider's own error text), or is empty.
 	Error string
+	// Generated are the calls a turn with Generate made for this request,
+	// from the tools it declares, with their ids; nil for other turns.
+	Generated []Call
 	// Turn is the turn that answered the request, counted from 1; 0 when
 	// none did (the request was refused, came after the last turn, failed
 	// its turn's Expect, or asked for what its wire cannot express). A
@@ -90,6 +93,7 @@ type requestJSON struct {
 	IncludeUsage bool                       `json:"include_usage,omitempty"`
 	Options      map[string]json.RawMessage `json:"options,omitempty"`
 	Error        string                     `json:"error,omitempty"`
+	Generated    []callJSON                 `json:"generated,omitempty"`
 	Raw          json.RawMessage            `json:"raw,omitempty"`
 	RawText      string                     `json:"raw_text,omitempty"`
 }
@@ -118,7 +122,8 @@ type toolJSON struct {
 // MarshalJSON writes the request as one JSON object: "wire", "model",
 // "system", "messages" (role, content, reasoning, tool_call_id, name,
 // calls with id, name and args), "tools", "stream", "options", "error",
-// and the body as "raw" (or "raw_text" when it is not JSON). This is the
+// the calls generated for it ("generated"), and the body as "raw" (or
+// "raw_text" when it is not JSON). This is the
 // line "aguitest llm serve --requests" and [Model.LogRequests] write.
 func (r Request) MarshalJSON() ([]byte, error) {
 	j := requestJSON{Wire: r.Wire, Model: r.Model, System: r.System, Messages: []messageJSON{},
@@ -129,6 +134,9 @@ func (r Request) MarshalJSON() ([]byte, error) {
 			mj.Calls = append(mj.Calls, callJSON{c.ID, c.Name, c.Args})
 		}
 		j.Messages = append(j.Messages, mj)
+	}
+	for _, c := range r.Generated {
+		j.Generated = append(j.Generated, callJSON{c.ID, c.Name, c.Args})
 	}
 	for _, t := range r.Tools {
 		tj := toolJSON{Name: t.Name, Description: t.Description}

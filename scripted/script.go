@@ -51,6 +51,9 @@ type Turn struct {
 	Fragments []string `yaml:"fragments,omitempty" json:"fragments,omitempty"`
 	// Calls are the tool calls, streamed according to Plan.Order.
 	Calls []Call `yaml:"calls,omitempty" json:"calls,omitempty"`
+	// Generate, when set, adds calls to the tools the request declares,
+	// their arguments generated from the tools' schemas (see Generate).
+	Generate *Generate `yaml:"generate,omitempty" json:"generate,omitempty"`
 
 	// Finish is the finish reason. The zero value means "tool_calls" when
 	// the turn has calls and "stop" otherwise.
@@ -84,6 +87,11 @@ type Call struct {
 	// Fragments, when set, are the exact argument deltas; their
 	// concatenation is the arguments. Args must then be empty or equal.
 	Fragments []string `yaml:"fragments,omitempty" json:"fragments,omitempty"`
+
+	// Schema is the parameters' schema of the tool of a generated call
+	// (see Generate), within which an exploration shrinks its arguments.
+	// It is not written to script files.
+	Schema json.RawMessage `yaml:"-" json:"-"`
 }
 
 // Usage is token usage, as reported by providers.
@@ -184,7 +192,7 @@ func (f *Fault) wireError(w Wire) llmwire.Error {
 	if e.Code == "" {
 		e.Code = llmwire.DefaultCode(llmwire.Wire(w), status)
 	}
-	if w == WireGemini && f.RetryAfter != "" {
+	if w.base() == WireGemini && f.RetryAfter != "" {
 		e.RetryDelay = f.RetryAfter + "s"
 	}
 	return e.Default(llmwire.Wire(w))
@@ -316,6 +324,11 @@ func (s *Script) Validate() error {
 		}
 		if err := t.Expect.validate(); err != nil {
 			fail("expect: %v", err)
+		}
+		if t.Generate != nil {
+			if err := t.Generate.validate(); err != nil {
+				fail("generate: %v", err)
+			}
 		}
 	}
 	return errors.Join(errs...)

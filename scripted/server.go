@@ -24,6 +24,10 @@ import (
 //	POST …/messages                         Anthropic Messages
 //	POST …/models/{model}:streamGenerateContent[?alt=sse]
 //	POST …/models/{model}:generateContent   Gemini (under /v1beta or /v1)
+//	POST …/openai/…                         Azure OpenAI (Chat Completions, Responses)
+//	POST …/publishers/google/models/…       Vertex AI Gemini
+//	POST …/model/{modelId}/converse-stream  Bedrock Converse (and …/converse)
+//	POST …/api/chat                         Ollama
 //	GET  …/models                           the model list (OpenAI or Anthropic shape)
 //
 // each streaming (server-sent events) and not, and records every request.
@@ -121,6 +125,12 @@ type wireSpec struct {
 	header func(h http.Header, a *answer)
 	// taken, if set, sees every answer the wire gives.
 	taken func(m *Model, a *answer)
+	// auth, if set, returns the provider's error for a request without
+	// the credentials it needs (they are never checked, only looked for).
+	auth func(r *http.Request) *llmwire.Error
+	// streamType is the Content-Type of a stream; "" means
+	// text/event-stream.
+	streamType string
 }
 
 // A streamEncoder writes an answer's chunks as a wire's events, appending
@@ -139,7 +149,7 @@ type streamEncoder interface {
 var wireSpecs = map[Wire]*wireSpec{}
 
 func init() {
-	for _, s := range []*wireSpec{chatWire, responsesWire, anthropicWire, geminiWire} {
+	for _, s := range []*wireSpec{chatWire, responsesWire, anthropicWire, geminiWire, azureChatWire, azureResponsesWire, vertexWire, bedrockWire, ollamaWire} {
 		wireSpecs[s.wire] = s
 	}
 }
@@ -161,20 +171,23 @@ func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		h.models(w, r)
 		return
 	}
-	writeWireError(w, WireChat, llmwire.Error{Status: http.StatusNotFound, Message: "Unknown path " + r.URL.Path + ": this server serves …/chat/completions, …/responses, …/messages, …/models/{model}:streamGenerateContent, …/models/{model}:generateContent and …/models.", Type: "invalid_request_error", Code: "unknown_url"})
+	writeWireError(w, WireChat, llmwire.Error{Status: http.StatusNotFound, Message: "Unknown path " + r.URL.Path + ": this server serves …/chat/completions, …/responses, …/messages, …/models/{model}:streamGenerateContent, …/models/{model}:generateContent, …/model/{modelId}/converse-stream, …/model/{modelId}/converse, …/api/chat and …/models.", Type: "invalid_request_error", Code: "unknown_url"})
 }
 
 // writeWireError writes e in the wire's error shape.
 func writeWireError(w http.ResponseWriter, wire Wire, e llmwire.Error) {
-	writeErrorBody(w, wire, e.Status, e.Body(llmwire.Wire(wire)), "")
+	writeErrorBody(w, wire, e, e.Body(llmwire.Wire(wire)), "")
 }
 
-func writeErrorBody(w http.ResponseWriter, wire Wire, status int, body []byte, retryAfter string) {
+// writeErrorBody writes the error e with body, which is its wire's error
+// JSON or a fault's own body.
+func writeErrorBody(w http.ResponseWriter, wire Wire, e llmwire.Error, body []byte, retryAfter string) {
 	w.Header().Set("Content-Type", llmwire.ContentType(llmwire.Wire(wire)))
-	if retryAfter != "" && wire != WireGemini {
+	e.Header(llmwire.Wire(wire), w.Header())
+	if retryAfter != "" && wire.base() != WireGemini && wire != WireBedrock {
 		w.Header().Set("Retry-After", retryAfter)
 	}
-	w.WriteHeader(status)
+	w.WriteHeader(e.Status)
 	_, _ = w.Write(body)
 }
 
@@ -226,7 +239,16 @@ func (h *handler) serve(w http.ResponseWriter, r *http.Request, spec *wireSpec) 
 		writeWireError(w, spec.wire, *badRequest("Could not read the request body: " + err.Error()))
 		return
 	}
-	req, extra, perr := spec.decode(h.m, body, r)
+	var req Request
+	var extra any
+	perr := (*llmwire.Error)(nil)
+	if spec.auth != nil {
+		perr = spec.auth(r)
+	}
+	if perr == nil {
+		req, extra, perr = spec.decode(h.m, body, r)
+		req.Wire = spec.wire
+	}
 	if perr == nil && spec.check != nil {
 		perr = spec.check(&req)
 	}
@@ -249,7 +271,7 @@ func (h *handler) serve(w http.ResponseWriter, r *http.Request, spec *wireSpec) 
 		spec.header(w.Header(), a)
 	}
 	if f := a.fault; f != nil && (f.Kind == FaultStatus || f.Kind == FaultError && !req.Stream) {
-		writeErrorBody(w, spec.wire, f.wireError(spec.wire).Status, f.errorBody(spec.wire), f.RetryAfter)
+		writeErrorBody(w, spec.wire, f.wireError(spec.wire), f.errorBody(spec.wire), f.RetryAfter)
 		return
 	}
 	ctx := r.Context()
@@ -266,11 +288,15 @@ func (h *handler) serve(w http.ResponseWriter, r *http.Request, spec *wireSpec) 
 		}()
 	}
 	switch {
-	case spec.wire == WireGemini && req.Stream && r.URL.Query().Get("alt") != "sse":
+	case spec.wire.base() == WireGemini && req.Stream && r.URL.Query().Get("alt") != "sse":
 		// Without alt=sse, streamGenerateContent streams a JSON array.
 		h.stream(ctx, w, a, &geminiEncoder{array: true}, "application/json; charset=UTF-8")
 	case req.Stream:
-		h.stream(ctx, w, a, spec.encoder(a), "text/event-stream")
+		ct := spec.streamType
+		if ct == "" {
+			ct = "text/event-stream"
+		}
+		h.stream(ctx, w, a, spec.encoder(a), ct)
 	default:
 		h.complete(ctx, w, a, spec)
 	}
@@ -279,8 +305,11 @@ func (h *handler) serve(w http.ResponseWriter, r *http.Request, spec *wireSpec) 
 // scriptMismatchType is the error type of a request the script did not
 // expect, in the wire's words.
 func scriptMismatchType(w Wire) string {
-	if w == WireGemini {
+	switch w.base() {
+	case WireGemini:
 		return "INVALID_ARGUMENT"
+	case WireBedrock:
+		return "ValidationException"
 	}
 	return "invalid_request_error"
 }

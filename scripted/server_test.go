@@ -15,9 +15,18 @@ import (
 	goopenai "github.com/sashabaranov/go-openai"
 )
 
+// post posts body to url with the credentials every wire looks for (a
+// bearer token, Azure's api-key), and returns the response and its body.
 func post(t *testing.T, url, body string) (*http.Response, string) {
 	t.Helper()
-	resp, err := http.Post(url, "application/json", strings.NewReader(body))
+	req, err := http.NewRequest("POST", url, strings.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Authorization", "Bearer test")
+	req.Header.Set("Api-Key", "test")
+	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
 		t.Fatal(err)
 	}

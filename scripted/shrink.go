@@ -33,7 +33,10 @@ type Simplification struct {
 
 // Simplify returns the ways s can be made one step simpler, the most
 // promising first: without one of its calls (where the turn keeps
-// something to say), then, turn by turn, a simpler plan (the script's own
+// something to say), then the arguments of a generated call (one with a
+// Schema) simpler within its schema (an optional property left out, an
+// item fewer, a shorter string, a number nearer 0), then, turn by turn, a
+// simpler plan (the script's own
 // plan, a simpler order, text before the calls, the OpenAI id style, a
 // whole split, split options off, larger fragments), then each turn's
 // fragments and schedule spelled out (the same stream), then, on spelled
@@ -62,6 +65,20 @@ func Simplify(s, own Script) []Simplification {
 			v, o := s.withoutCall(i, n), own.withoutCall(i, n)
 			if v.Validate() == nil && o.Validate() == nil && v.measure().less(m) {
 				out = append(out, Simplification{What: fmt.Sprintf("turn %d: without call %d (%s)", i+1, n+1, c.Name), Script: v, Own: o, DropsCall: true})
+			}
+		}
+	}
+	for i := range s.Turns {
+		for n, c := range s.Turns[i].Calls {
+			for _, args := range simplerArgs(c) {
+				v, o := s.clone(), own.clone()
+				v.Turns[i].Calls[n].Args = args
+				if i < len(o.Turns) && n < len(o.Turns[i].Calls) {
+					o.Turns[i].Calls[n].Args = args
+				}
+				if v.Validate() == nil && v.measure().less(m) {
+					out = append(out, Simplification{What: fmt.Sprintf("turn %d: call %d (%s) with the arguments %s", i+1, n+1, c.Name, args), Script: v, Own: o})
+				}
 			}
 		}
 	}
@@ -519,4 +536,28 @@ func (s *Script) measure() complexity {
 	}
 	m[4] = len(s.GoString())
 	return m
+}
+
+// simplerArgs returns simpler arguments of a call generated from its
+// tool's schema, at most a few, each still meeting the schema.
+func simplerArgs(c Call) []string {
+	if len(c.Schema) == 0 || len(c.Fragments) > 0 {
+		return nil
+	}
+	sc, err := readSchema(c.Name, c.Schema)
+	if err != nil {
+		return nil
+	}
+	v, err := parseValue([]byte(c.args()))
+	if err != nil {
+		return nil
+	}
+	var out []string
+	for _, sv := range sc.simpler(v) {
+		out = append(out, string(sv.append(nil)))
+		if len(out) == 12 {
+			break
+		}
+	}
+	return out
 }

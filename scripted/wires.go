@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/aguitest/aguitest/internal/llmwire"
@@ -25,10 +27,41 @@ const (
 	// (?alt=sse for server-sent events) and …:generateContent, under
 	// /v1beta or /v1.
 	WireGemini Wire = Wire(llmwire.Gemini)
+	// WireAzureChat is Chat Completions on Azure OpenAI: POST
+	// …/openai/deployments/{deployment}/chat/completions?api-version=…
+	// and …/openai/v1/chat/completions, with Azure's content filter
+	// results and error shapes.
+	WireAzureChat Wire = Wire(llmwire.AzureChat)
+	// WireAzureResponses is Responses on Azure OpenAI: POST
+	// …/openai/responses?api-version=…, …/openai/v1/responses and
+	// …/openai/deployments/{deployment}/responses.
+	WireAzureResponses Wire = Wire(llmwire.AzureResponses)
+	// WireVertex is Gemini on Vertex AI: POST
+	// …/projects/{p}/locations/{l}/publishers/google/models/{model}:streamGenerateContent
+	// and …:generateContent.
+	WireVertex Wire = Wire(llmwire.Vertex)
+	// WireBedrock is Bedrock's Converse API: POST
+	// …/model/{modelId}/converse-stream (events in the
+	// application/vnd.amazon.eventstream framing) and …/converse.
+	WireBedrock Wire = Wire(llmwire.Bedrock)
+	// WireOllama is Ollama's native chat API: POST …/api/chat
+	// (newline-delimited JSON; calls without ids).
+	WireOllama Wire = Wire(llmwire.Ollama)
 )
 
 // Wires lists the wires the Server speaks.
-var Wires = []Wire{WireChat, WireResponses, WireAnthropic, WireGemini}
+var Wires = []Wire{WireChat, WireResponses, WireAnthropic, WireGemini, WireAzureChat, WireAzureResponses, WireVertex, WireBedrock, WireOllama}
+
+// base returns the wire whose messages w speaks (Chat Completions for
+// Azure's, Gemini for Vertex AI's), or w.
+func (w Wire) base() Wire { return Wire(llmwire.Wire(w).Base()) }
+
+// wholeCalls reports whether w sends each call whole, its arguments an
+// object in one part (Gemini, Vertex AI, Ollama).
+func (w Wire) wholeCalls() bool {
+	b := w.base()
+	return b == WireGemini || b == WireOllama
+}
 
 // String returns the wire's name as its provider calls it, e.g.
 // "Anthropic Messages".
@@ -46,8 +79,11 @@ func (c Call) wireID(w Wire, t, n int) string {
 	if c.ID != "" {
 		return c.ID
 	}
-	if w == WireAnthropic {
+	switch w {
+	case WireAnthropic:
 		return fmt.Sprintf("toolu_%d_%d", t+1, n+1)
+	case WireBedrock:
+		return fmt.Sprintf("tooluse_%d_%d", t+1, n+1)
 	}
 	return c.callID(t, n)
 }
@@ -58,9 +94,9 @@ func sameCallID(w Wire, want, got string) bool {
 	if want == got {
 		return true
 	}
-	if w == WireAnthropic {
+	if w == WireAnthropic || w == WireBedrock {
 		if rest, ok := strings.CutPrefix(want, "call_"); ok && isDefaultSuffix(rest) {
-			return got == "toolu_"+rest
+			return got == strings.TrimSuffix(Call{}.wireID(w, 0, 0), "1_1")+rest
 		}
 	}
 	return false
@@ -105,11 +141,26 @@ func (t *Turn) expressible(w Wire, p Plan, ti int, stream bool) error {
 	fail := func(format string, args ...any) error {
 		return fmt.Errorf("the %s wire cannot express "+format, append([]any{w}, args...)...)
 	}
+	if g := t.Generate; g != nil {
+		// The calls to be generated, as far as they are known before any
+		// request: objects, as many as the tools named (two when all are).
+		gt := *t
+		gt.Generate = nil
+		gt.Calls = slices.Clone(t.Calls)
+		n := max(len(g.Tools), 2)
+		if len(g.Tools) == 1 {
+			n = 1
+		}
+		for k := range n {
+			gt.Calls = append(gt.Calls, Call{Name: "generated", Args: `{"generated":` + strconv.Itoa(k) + `}`})
+		}
+		t = &gt
+	}
 	noArgs := false
 	for _, c := range t.Calls {
 		noArgs = noArgs || c.noArgs()
 	}
-	switch w {
+	switch w.base() {
 	case WireResponses:
 		if p.IDs == IDsNoIndex {
 			return fail("ids=%s: every Responses event names its item by output_index and item_id", p.IDs)
@@ -139,29 +190,55 @@ func (t *Turn) expressible(w Wire, p Plan, ti int, stream bool) error {
 				}
 			}
 		}
-	case WireGemini:
+	case WireBedrock:
+		if t.Reasoning != "" {
+			if c := planChunks(t, ti, p, nil, false); len(c) > 0 && c[0].Reasoning == "" {
+				return fail("reasoning after another block: a Converse message starts with its reasoningContent block, and the models that reason refuse the message sent back otherwise")
+			}
+		}
+		if p.IDs != IDsFirst {
+			return fail("ids=%s: a contentBlockDelta names its block by contentBlockIndex only", p.IDs)
+		}
+		if p.Split.WithName && len(t.Calls) > 0 {
+			return fail("split with_name: a contentBlockStart names the tool and carries no input, which follows in contentBlockDelta events")
+		}
+		if !stream {
+			for n, c := range t.Calls {
+				if !isObject(c.args()) {
+					return fail("call %d (%s): a Converse toolUse carries its input as a JSON object, and the args are not one", n+1, c.Name)
+				}
+			}
+		}
+	case WireGemini, WireOllama:
+		part, args := "functionCall part", "functionCall args"
+		if w == WireOllama {
+			part, args = "tool call", "Ollama's tool call arguments"
+		}
 		if p.Split.NoArgs && noArgs {
-			return fail("split no_args: a functionCall part carries its args object whole")
+			if w == WireGemini {
+				return fail("split no_args: a functionCall part carries its args object whole")
+			}
+			return fail("split no_args: a tool call carries its arguments object whole")
 		}
 		for n, c := range t.Calls {
 			if len(c.Fragments) > 1 {
-				return fail("the fragments of call %d (%s): a functionCall part arrives whole", n+1, c.Name)
+				return fail("the fragments of call %d (%s): a %s arrives whole", n+1, c.Name, part)
 			}
 			if !isObject(c.args()) {
-				return fail("call %d (%s): functionCall args are a JSON object, and the args are not one", n+1, c.Name)
+				return fail("call %d (%s): %s are a JSON object, and the args are not one", n+1, c.Name, args)
 			}
 		}
 		if len(t.Calls) > 1 {
 			switch p.Order.By {
 			case RoundRobin, Shuffle:
-				return fail("order=%s: each functionCall part arrives whole, so calls cannot interleave (use sequential, reverse or a schedule naming each call once)", p.Order.By)
+				return fail("order=%s: each %s arrives whole, so calls cannot interleave (use sequential, reverse or a schedule naming each call once)", p.Order.By, part)
 			case Scheduled:
 				seen := map[int]bool{}
 				for _, e := range strings.Fields(p.Order.Schedule) {
 					slot, err := resolve(e, t.Calls, ti)
 					if err == nil && slot >= 0 {
 						if seen[slot] {
-							return fail("schedule %q: it names call %q twice, and a functionCall part arrives whole", p.Order.Schedule, e)
+							return fail("schedule %q: it names call %q twice, and a %s arrives whole", p.Order.Schedule, e, part)
 						}
 						seen[slot] = true
 					}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"net/http"
 	"os"
@@ -14,6 +15,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/aguitest/aguitest/golden"
+	"github.com/aguitest/aguitest/internal/eventstream"
 )
 
 // Request bodies of one user message, per wire and path.
@@ -28,6 +30,11 @@ var wireRequests = []struct {
 	{WireResponses, "/responses", `{"model":"m","stream":true,"input":"hi"}`, `{"model":"m","input":"hi"}`, ""},
 	{WireAnthropic, "/v1/messages", `{"model":"m","max_tokens":100,"stream":true,"messages":[{"role":"user","content":"hi"}]}`, `{"model":"m","max_tokens":100,"messages":[{"role":"user","content":"hi"}]}`, ""},
 	{WireGemini, "/v1beta/models/m:generateContent", "", `{"contents":[{"role":"user","parts":[{"text":"hi"}]}]}`, "/v1beta/models/m:streamGenerateContent?alt=sse"},
+	{WireAzureChat, "/openai/deployments/d/chat/completions?api-version=2024-10-21", `{"stream":true,"stream_options":{"include_usage":true},"messages":[{"role":"user","content":"hi"}]}`, `{"messages":[{"role":"user","content":"hi"}]}`, ""},
+	{WireAzureResponses, "/openai/v1/responses", `{"model":"d","stream":true,"input":"hi"}`, `{"model":"d","input":"hi"}`, ""},
+	{WireVertex, "/v1/projects/p/locations/us-central1/publishers/google/models/m:generateContent", "", `{"contents":[{"role":"user","parts":[{"text":"hi"}]}]}`, "/v1/projects/p/locations/us-central1/publishers/google/models/m:streamGenerateContent?alt=sse"},
+	{WireBedrock, "/model/m/converse", "", `{"messages":[{"role":"user","content":[{"text":"hi"}]}]}`, "/model/m/converse-stream"},
+	{WireOllama, "/api/chat", `{"model":"m","messages":[{"role":"user","content":"hi"}]}`, `{"model":"m","stream":false,"messages":[{"role":"user","content":"hi"}]}`, ""},
 }
 
 // streamRequest returns the path and body of a streaming request on w.
@@ -105,6 +112,9 @@ func TestWireGoldens(t *testing.T) {
 						t.Error(err)
 					}
 					srv.Close()
+					if wr.wire == WireBedrock && stream {
+						got = eventstreamText(t, []byte(got))
+					}
 					bodies = append(bodies, resp.Header.Get("Content-Type")+"\n"+got)
 				}
 				if bodies[0] != bodies[1] {
@@ -114,6 +124,22 @@ func TestWireGoldens(t *testing.T) {
 			})
 		}
 	}
+}
+
+// eventstreamText writes each message of an event stream on a line of its
+// own, its headers and then its payload, for a golden file to review.
+func eventstreamText(t *testing.T, b []byte) string {
+	t.Helper()
+	var out strings.Builder
+	for len(b) > 0 {
+		m, n, err := eventstream.Decode(b)
+		if err != nil {
+			t.Fatalf("%v after:\n%s", err, out.String())
+		}
+		fmt.Fprintf(&out, "%s %s\n", m.String(), m.Payload)
+		b = b[n:]
+	}
+	return out.String()
 }
 
 // TestGeminiJSONArray: streamGenerateContent without alt=sse streams a
@@ -347,6 +373,17 @@ func TestNeutralRequests(t *testing.T) {
 			{"role":"model","parts":[{"text":"Checking."},{"functionCall":{"id":"c1","name":"get_weather","args":{"city":"Paris"}}}]},
 			{"role":"user","parts":[{"functionResponse":{"id":"c1","name":"get_weather","response":"sunny"}}]}]}`,
 	}
+	bodies[WireAzureChat] = bodies[WireChat]
+	bodies[WireAzureResponses] = bodies[WireResponses]
+	bodies[WireVertex] = bodies[WireGemini]
+	bodies[WireBedrock] = `{"inferenceConfig":{"temperature":0.5},"system":[{"text":"Be brief."}],"toolConfig":{"tools":[{"toolSpec":{"name":"get_weather","inputSchema":{"json":{"type":"object"}}}}]},"messages":[
+			{"role":"user","content":[{"text":"Paris?"}]},
+			{"role":"assistant","content":[{"text":"Checking."},{"toolUse":{"toolUseId":"c1","name":"get_weather","input":{"city":"Paris"}}}]},
+			{"role":"user","content":[{"toolResult":{"toolUseId":"c1","content":[{"text":"sunny"}]}}]}]}`
+	bodies[WireOllama] = `{"model":"m","stream":false,"options":{"temperature":0.5},"tools":[{"type":"function","function":{"name":"get_weather","parameters":{"type":"object"}}}],"messages":[
+			{"role":"system","content":"Be brief."},{"role":"user","content":"Paris?"},
+			{"role":"assistant","content":"Checking.","tool_calls":[{"id":"c1","function":{"name":"get_weather","arguments":{"city":"Paris"}}}]},
+			{"role":"tool","tool_name":"get_weather","content":"sunny"}]}`
 	want := []Message{
 		{Role: "system", Content: "Be brief."},
 		{Role: "user", Content: "Paris?"},
@@ -368,7 +405,10 @@ func TestNeutralRequests(t *testing.T) {
 			}
 			req := srv.Requests()[0]
 			msgs := req.Messages
-			if w == WireGemini {
+			if w == WireOllama {
+				msgs[3].Name = "" // Ollama names the tool of a result
+			}
+			if w.base() == WireGemini {
 				msgs[3].Name = "" // Gemini names the function of a response
 				msgs[3].Content = strings.Trim(msgs[3].Content, `"`)
 			}
@@ -443,6 +483,12 @@ func TestStatusFaultShapes(t *testing.T) {
 		{Fault{Kind: FaultStatus, Status: 429, RetryAfter: "34"}, WireGemini, `{"error":{"code":429,"message":"You exceeded your current quota, please check your plan and billing details.","status":"RESOURCE_EXHAUSTED","details":[{"@type":"type.googleapis.com/google.rpc.RetryInfo","retryDelay":"34s"}]}}`, ""},
 		{Fault{Kind: FaultStatus, Status: 503, Message: "busy"}, WireGemini, `{"error":{"code":503,"message":"busy","status":"UNAVAILABLE"}}`, ""},
 		{Fault{Kind: FaultError}, WireAnthropic, `{"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}`, ""},
+		{Fault{Kind: FaultStatus, Status: 429, RetryAfter: "1"}, WireAzureChat, `{"error":{"code":"429","message":"Requests to the ChatCompletions_Create Operation under Azure OpenAI API have exceeded token rate limit of your current OpenAI S0 pricing tier. Please retry after 1 second."}}`, "1"},
+		{Fault{Kind: FaultStatus, Status: 400, Code: "content_filter"}, WireAzureChat, `{"error":{"message":"The response was filtered due to the prompt triggering Azure OpenAI's content management policy. Please modify your prompt and retry. To learn more about our content filtering policies please read our documentation: https://go.microsoft.com/fwlink/?linkid=2198766","type":null,"param":"prompt","code":"content_filter","status":400,"innererror":{"code":"ResponsibleAIPolicyViolation","content_filter_result":{"hate":{"filtered":false,"severity":"safe"},"self_harm":{"filtered":false,"severity":"safe"},"sexual":{"filtered":false,"severity":"safe"},"violence":{"filtered":true,"severity":"medium"}}}}}`, ""},
+		{Fault{Kind: FaultStatus, Status: 500}, WireAzureResponses, `{"error":{"message":"The server had an error processing your request. Sorry about that! You can retry your request, or contact us through an Azure support request if you keep seeing this error.","type":"server_error","param":null,"code":"server_error"}}`, ""},
+		{Fault{Kind: FaultStatus, Status: 429, RetryAfter: "5"}, WireVertex, `{"error":{"code":429,"message":"Resource exhausted. Please try again later.","status":"RESOURCE_EXHAUSTED","details":[{"@type":"type.googleapis.com/google.rpc.RetryInfo","retryDelay":"5s"}]}}`, ""},
+		{Fault{Kind: FaultStatus, Status: 429, RetryAfter: "5"}, WireBedrock, `{"message":"Too many requests, please wait before trying again."}`, ""},
+		{Fault{Kind: FaultStatus, Status: 503}, WireOllama, `{"error":"server busy, please try again.  maximum pending requests exceeded"}`, ""},
 	}
 	for _, tt := range tests {
 		t.Run(string(tt.wire)+"/"+tt.fault.Message+string(tt.fault.Kind), func(t *testing.T) {
@@ -457,6 +503,9 @@ func TestStatusFaultShapes(t *testing.T) {
 			if resp.StatusCode != status || got != tt.body || resp.Header.Get("Retry-After") != tt.retryAfter {
 				t.Errorf("got %d Retry-After %q\n%s\nwant %d Retry-After %q\n%s", resp.StatusCode, resp.Header.Get("Retry-After"), got, status, tt.retryAfter, tt.body)
 			}
+			if tt.wire == WireBedrock && !strings.HasPrefix(resp.Header.Get("X-Amzn-Errortype"), "ThrottlingException:") {
+				t.Errorf("X-Amzn-Errortype %q, want ThrottlingException", resp.Header.Get("X-Amzn-Errortype"))
+			}
 		})
 	}
 }
@@ -469,7 +518,12 @@ func TestErrorEvents(t *testing.T) {
 		WireResponses: {"event: error\ndata: {\"type\":\"error\",\"sequence_number\":", `"error":{"type":"server_error","code":"server_error","message":"The server had an error while processing your request.","param":null}}`, "event: response.failed\n", `"status":"failed"`, `"error":{"code":"server_error","message":"The server had an error while processing your request."}`},
 		WireAnthropic: {"event: error\ndata: {\"type\":\"error\",\"error\":{\"type\":\"overloaded_error\",\"message\":\"Overloaded\"},\"request_id\":\"req_scripted_1\"}\n\n"},
 		WireGemini:    {"data: {\"error\":{\"code\":500,\"message\":\"An internal error has occurred. Please retry or report in https://developers.generativeai.google/guide/troubleshooting\",\"status\":\"INTERNAL\"}}\r\n\r\n"},
+		WireBedrock:   {":exception-type\x07\x00\x17internalServerException", ":message-type\x07\x00\x09exception", `{"message":"The system encountered an unexpected error during processing. Try your request again."}`},
+		WireOllama:    {"\n{\"error\":\"an error was encountered while running the model\"}\n"},
 	}
+	want[WireAzureChat] = want[WireChat]
+	want[WireAzureResponses] = want[WireResponses]
+	want[WireVertex] = want[WireGemini]
 	for _, w := range Wires {
 		t.Run(string(w), func(t *testing.T) {
 			srv := NewServer(Script{Turns: []Turn{{Text: "Hello there, world", Plan: Plan{Split: Split{Size: 4}}, Fault: &Fault{Kind: FaultError, After: 2}}}})
@@ -500,12 +554,14 @@ func TestMalformedOnWires(t *testing.T) {
 			defer srv.Close()
 			path, body := streamRequest(w)
 			_, got := post(t, base(srv)+path, body)
+			events, err := wireEvents(w, []byte(got))
+			if err != nil {
+				t.Fatal(err)
+			}
 			bad := 0
-			for _, ev := range strings.Split(strings.ReplaceAll(got, "\r\n", "\n"), "\n\n") {
-				for _, line := range strings.Split(ev, "\n") {
-					if data, ok := strings.CutPrefix(line, "data: "); ok && data != "[DONE]" && !json.Valid([]byte(data)) {
-						bad++
-					}
+			for _, data := range events {
+				if !json.Valid([]byte(data)) {
+					bad++
 				}
 			}
 			if bad != 1 || !strings.Contains(got, "efgh") {
@@ -522,7 +578,9 @@ func TestDisconnectOnWires(t *testing.T) {
 			srv := NewServer(Script{Turns: []Turn{{Text: "abcdefgh", Plan: Plan{Split: Split{Size: 4}}, Fault: &Fault{Kind: FaultDisconnect, After: 1}}}})
 			defer srv.Close()
 			path, body := streamRequest(w)
-			resp, err := http.Post(base(srv)+path, "application/json", strings.NewReader(body))
+			req, _ := http.NewRequest("POST", base(srv)+path, strings.NewReader(body))
+			req.Header.Set("Authorization", "Bearer test")
+			resp, err := http.DefaultClient.Do(req)
 			if err != nil {
 				t.Fatal(err)
 			}

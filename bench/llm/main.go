@@ -95,6 +95,20 @@ func wires() []wire {
 			{"google.golang.org/genai GenerateContentStream", readGenai},
 			{"raw SSE reader (net/http + bufio)", rawReader("/v1beta/models/gemini-test:streamGenerateContent?alt=sse", geminiBody)},
 		}},
+		{"Azure OpenAI Chat Completions", []reader{
+			{"raw SSE reader (net/http + bufio)", rawReader("/openai/deployments/gpt-4o/chat/completions?api-version=2024-10-21", chatBody)},
+		}},
+		{"Vertex AI Gemini", []reader{
+			{"raw SSE reader (net/http + bufio)", rawReader("/v1/projects/p/locations/us-central1/publishers/google/models/gemini-test:streamGenerateContent?alt=sse", geminiBody)},
+		}},
+		{"Bedrock ConverseStream", []reader{
+			{"aws-sdk-go-v2 bedrockruntime ConverseStream", readBedrockGo},
+			{"raw eventstream reader (net/http + frames)", rawEventstream},
+		}},
+		{"Ollama", []reader{
+			{"ollama/api Client.Chat", readOllamaGo},
+			{"raw NDJSON reader (net/http + bufio)", rawNDJSON},
+		}},
 	}
 }
 
@@ -344,6 +358,8 @@ func rawReader(path string, body func(user string) any) func(context.Context, st
 		b, _ := json.Marshal(body(t.user))
 		req, _ := http.NewRequestWithContext(ctx, "POST", root+path, bytes.NewReader(b))
 		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Api-Key", "bench") // Azure's
+		req.Header.Set("Authorization", "Bearer bench")
 		resp, err := raw.Do(req)
 		if err != nil {
 			return 0, err

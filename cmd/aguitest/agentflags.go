@@ -24,6 +24,7 @@ type agentFlags struct {
 	startTimeout, timeout    time.Duration
 	profile                  string
 	allow, enable            listFlag
+	allowHosts               listFlag
 	plans                    int
 	seed                     uint64
 	record                   string
@@ -62,6 +63,7 @@ func (a *agentFlags) flags() []agentFlag {
 		{"dir", "DIR", value(&a.dir), "with --cmd: COMMAND's working directory"},
 		{"path", "PATH", value(&a.path), "with --cmd: the AG-UI endpoint's path (default /)"},
 		{"start-timeout", "D", value(&a.startTimeout), "with --cmd: how long COMMAND may take to listen\n(default " + harness.DefaultStartTimeout.String() + ")"},
+		{"allow-host", "HOST", &a.allowHosts, "with --cmd: a host other than this machine COMMAND may\nreach; repeatable. Every other request it makes to one\n(through HTTP_PROXY, HTTPS_PROXY, or from Node) is\nrefused and fails the " + d.unit},
 		{"timeout", "D", value(&a.timeout), d.timeout},
 		{"profile", "P", value(&a.profile), "the verifier's profile: strict (default) or reference"},
 		{"allow", "RULE,...", &a.allow, "verifier rules to waive"},
@@ -174,7 +176,7 @@ func (a *agentFlags) agent() (agent harness.Agent, name, modelAddr string, err e
 	case a.given["cmd"] && strings.TrimSpace(a.cmd) == "":
 		return nil, "", "", fmt.Errorf("--cmd is empty")
 	case a.url != "":
-		for _, f := range []string{"dir", "path", "start-timeout"} {
+		for _, f := range []string{"dir", "path", "start-timeout", "allow-host"} {
 			if a.given[f] {
 				return nil, "", "", fmt.Errorf("--%s goes with --cmd (--url names the endpoint)", f)
 			}
@@ -200,7 +202,7 @@ func (a *agentFlags) agent() (agent harness.Agent, name, modelAddr string, err e
 		return nil, "", "", fmt.Errorf("--start-timeout %v is negative", a.startTimeout)
 	}
 	c := shellCommand(a.cmd)
-	c.Dir, c.Path, c.StartTimeout = a.dir, a.path, a.startTimeout
+	c.Dir, c.Path, c.StartTimeout, c.AllowHosts = a.dir, a.path, a.startTimeout, a.allowHosts.values
 	return c, a.cmd, "", nil
 }
 

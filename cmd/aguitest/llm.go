@@ -27,8 +27,10 @@ const (
 
 Serves SCRIPT (a YAML or JSON scripted LLM file) and prints one base URL
 as the first line of standard output. That URL serves every provider
-wire: OpenAI Chat Completions and Responses, Anthropic Messages and Gemini
-(the path tells them apart), so point any LLM client at it. The server
+wire: OpenAI Chat Completions and Responses, Anthropic Messages, Gemini,
+Azure OpenAI, Vertex AI Gemini, Bedrock Converse and Ollama (the path
+tells them apart, whatever prefix a client adds), so point any LLM
+client at it. The server
 answers one conversation, one turn per request, until SIGINT or SIGTERM;
 it then reports turns left unused, requests that did not match, and
 requests the provider would have refused. A script is at most 64 MiB;
@@ -53,7 +55,8 @@ Example:
 A recording proxy in front of an LLM provider: prints a base URL to give
 the agent's LLM client instead of the provider's, forwards every request
 to URL and records each exchange, chunk by chunk with its timing, to
-FILE, until SIGINT or SIGTERM. Credentials are redacted (see below).
+FILE, until SIGINT or SIGTERM; Bedrock's event streams a message a
+chunk, decoded. Credentials are redacted (see below).
 
 Flags:
   --addr ADDR       listen address (default 127.0.0.1:0, a free loopback port)

@@ -39,6 +39,15 @@ var weatherTool = harness.Tool{
 	},
 }
 
+// noteTool is a client tool whose schema nests objects and arrays, bounds
+// numbers and lists enum values.
+var noteTool = harness.Tool{
+	Name:        "save_note",
+	Description: "Saves a note on the user's device.",
+	Parameters:  json.RawMessage(`{"type":"object","properties":{"title":{"type":"string","minLength":1,"maxLength":80},"body":{"type":"string"},"tags":{"type":"array","items":{"type":"string"}},"color":{"enum":["yellow","blue"]},"stars":{"type":"integer","minimum":0,"maximum":5},"remind":{"type":"object","properties":{"at":{"type":"string","format":"date-time"},"repeat":{"type":"boolean"}}}},"required":["title"]}`),
+	Run:         func(context.Context, json.RawMessage) (string, error) { return "saved", nil },
+}
+
 func TestTypeScriptAgent(t *testing.T) {
 	build(t)
 	agent := harness.Command("node", "dist/server.js")
@@ -78,6 +87,19 @@ func TestTypeScriptAgent(t *testing.T) {
 					Plan: scripted.Plan{Split: scripted.Split{Size: 3}, Order: scripted.Order{By: scripted.RoundRobin}},
 				},
 				{Expect: scripted.Expect{ToolResults: []string{"a", "b"}}, Text: "Both are mild."},
+			}},
+		},
+		{
+			// A call to each tool the agent declares to the model, with
+			// arguments generated from its schema at their edges: each
+			// reaches the client with exactly those arguments, and the
+			// exploration varies them.
+			Name:  "generated-calls",
+			Input: harness.User("Use every tool."),
+			Tools: []harness.Tool{weatherTool, noteTool},
+			Script: scripted.Script{Turns: []scripted.Turn{
+				{Generate: &scripted.Generate{Shape: scripted.ShapeEdge}},
+				{Expect: scripted.Expect{ToolResults: []string{"call_1_1", "call_1_2"}}, Text: "Done."},
 			}},
 		},
 		{

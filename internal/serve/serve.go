@@ -29,7 +29,13 @@ func Listen(addr string, h http.Handler) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &Server{URL: "http://" + ln.Addr().String(), hs: &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second}}
+	// HTTP/2 without TLS (prior knowledge) as well as HTTP/1.1: clients
+	// that stream over HTTP/2, as the AWS SDK for JavaScript does
+	// Bedrock's event streams, reach a loopback server so.
+	var protocols http.Protocols
+	protocols.SetHTTP1(true)
+	protocols.SetUnencryptedHTTP2(true)
+	s := &Server{URL: "http://" + ln.Addr().String(), hs: &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second, Protocols: &protocols}}
 	s.wg.Go(func() { _ = s.hs.Serve(ln) })
 	return s, nil
 }

@@ -7,12 +7,15 @@
 // where args is the arguments text as the client assembled it from the
 // stream (when it keeps it), input the parsed arguments re-encoded, and
 // error {name, status, type, message} when the client failed.
-import OpenAI from "openai";
+import OpenAI, { AzureOpenAI } from "openai";
 import Anthropic from "@anthropic-ai/sdk";
 import { GoogleGenAI } from "@google/genai";
 import { streamText, jsonSchema, tool, stepCountIs } from "ai";
 import { createOpenAI } from "@ai-sdk/openai";
 import { createAnthropic } from "@ai-sdk/anthropic";
+import { BedrockRuntimeClient, ConverseStreamCommand } from "@aws-sdk/client-bedrock-runtime";
+import { OAuth2Client } from "google-auth-library";
+import { Ollama } from "ollama";
 
 const prompt = "weather?";
 
@@ -38,9 +41,10 @@ function errorOf(e) {
     message: String(e?.message ?? e),
   };
   // The SDKs' API errors: status and the provider's error type.
-  const status = e?.status ?? e?.statusCode ?? e?.lastError?.statusCode;
+  const status = e?.status ?? e?.statusCode ?? e?.lastError?.statusCode ?? e?.$metadata?.httpStatusCode ?? e?.status_code;
   if (status !== undefined) err.status = status;
-  const type = e?.error?.error?.type ?? e?.error?.type ?? e?.type;
+  // The AWS SDK names an error by its exception; ollama's is its text.
+  const type = e?.error?.error?.type ?? e?.error?.type ?? e?.type ?? (e?.$metadata ? e.name : undefined) ?? (typeof e?.error === "string" ? e.error : undefined) ?? (typeof e?.code === "string" ? e.code : undefined);
   if (typeof type === "string") err.type = type;
   const body = e?.responseBody ?? e?.lastError?.responseBody;
   if (typeof body === "string") err.body = body;
@@ -51,8 +55,7 @@ function errorOf(e) {
 const clients = {
   // openai: the Responses stream helper. args is the snapshot the SDK
   // accumulated from the deltas, before the done events replace it.
-  async "openai-responses"(url, retries) {
-    const client = new OpenAI({ baseURL: url, apiKey: "test", maxRetries: retries });
+  async "openai-responses"(url, retries, client = new OpenAI({ baseURL: url, apiKey: "test", maxRetries: retries })) {
     const r = result();
     const snapshots = {};
     const stream = client.responses.stream({ model: "gpt-test", input: prompt });
@@ -91,8 +94,7 @@ const clients = {
   },
 
   // @google/genai: the content stream; calls arrive whole, as objects.
-  async "google-genai"(url) {
-    const ai = new GoogleGenAI({ apiKey: "test", httpOptions: { baseUrl: url } });
+  async "google-genai"(url, retries, ai = new GoogleGenAI({ apiKey: "test", httpOptions: { baseUrl: url } })) {
     const r = result();
     const stream = await ai.models.generateContentStream({ model: "gemini-test", contents: prompt });
     for await (const chunk of stream) {
@@ -107,6 +109,105 @@ const clients = {
     return r;
   },
 
+  // openai's AzureOpenAI: a deployment (/openai/deployments/{d}/...), the
+  // api-key header, api-version in the query. Chat Completions read with
+  // the stream helper, arguments joined by index as an agent does and
+  // checked against the helper's final completion.
+  async "azure-chat"(url, retries) {
+    const r = result();
+    const stream = azureClient(url, retries).chat.completions.stream({ model: "gpt-test", messages: [{ role: "user", content: prompt }], stream_options: { include_usage: true } });
+    const byIndex = {};
+    for await (const chunk of stream) {
+      const c = chunk.choices?.[0];
+      if (!c) continue;
+      r.text += c.delta?.content ?? "";
+      r.reasoning += c.delta?.reasoning_content ?? "";
+      if (c.finish_reason) r.finish = c.finish_reason;
+      for (const tc of c.delta?.tool_calls ?? []) {
+        const call = (byIndex[tc.index] ??= { id: "", name: "", args: "" });
+        if (tc.id) call.id = tc.id;
+        if (tc.function?.name) call.name = tc.function.name;
+        call.args += tc.function?.arguments ?? "";
+      }
+    }
+    const final = await stream.finalChatCompletion();
+    for (const tc of final.choices[0].message.tool_calls ?? []) {
+      const call = Object.values(byIndex).find((c) => c.id === tc.id);
+      if (!call || call.args !== tc.function.arguments) throw new Error(`call ${tc.id}: the final completion says ${tc.function.arguments}, the deltas ${call?.args}`);
+      r.calls.push({ ...call, input: tc.function.arguments || "{}" });
+    }
+    if ((final.choices[0].message.content ?? "") !== r.text) throw new Error(`final content ${JSON.stringify(final.choices[0].message.content)} differs`);
+    return r;
+  },
+
+  // AzureOpenAI on Responses: /openai/deployments/{d}/responses.
+  async "azure-responses"(url, retries) {
+    return clients["openai-responses"](url, retries, azureClient(url, retries));
+  },
+
+  // @google/genai on Vertex AI: project and location in the path, an
+  // OAuth client holding a fixed access token (no Google credentials).
+  async "vertex-genai"(url, retries) {
+    const authClient = new OAuth2Client();
+    authClient.setCredentials({ access_token: "test-token", expiry_date: Date.now() + 3600e3 });
+    const ai = new GoogleGenAI({ vertexai: true, project: "project-x", location: "us-central1", googleAuthOptions: { authClient }, httpOptions: { baseUrl: url.replace(/\/v1$/, "") } });
+    return clients["google-genai"](url, retries, ai);
+  },
+
+  // @aws-sdk/client-bedrock-runtime: ConverseStream with a custom endpoint
+  // and fake static credentials; blocks joined by contentBlockIndex.
+  async bedrock(url, retries) {
+    const client = new BedrockRuntimeClient({ region: "us-east-1", endpoint: url.replace(/\/v1$/, ""), credentials: { accessKeyId: "AKIDTEST", secretAccessKey: "secret" }, maxAttempts: 1 + retries });
+    const r = result();
+    const out = await client.send(new ConverseStreamCommand({ modelId: "anthropic.claude-3-5-sonnet-20240620-v1:0", messages: [{ role: "user", content: [{ text: prompt }] }] }));
+    const blocks = {};
+    let signed = false;
+    for await (const ev of out.stream) {
+      if (ev.contentBlockStart?.start?.toolUse) {
+        const tu = ev.contentBlockStart.start.toolUse;
+        blocks[ev.contentBlockStart.contentBlockIndex] = { id: tu.toolUseId, name: tu.name, args: "" };
+      } else if (ev.contentBlockDelta) {
+        const d = ev.contentBlockDelta.delta;
+        if (d.text !== undefined) r.text += d.text;
+        if (d.reasoningContent?.text !== undefined) r.reasoning += d.reasoningContent.text;
+        if (d.reasoningContent?.signature) signed = true;
+        if (d.toolUse) {
+          const b = blocks[ev.contentBlockDelta.contentBlockIndex];
+          if (!b) throw new Error(`a toolUse delta of block ${ev.contentBlockDelta.contentBlockIndex}, which no contentBlockStart opened`);
+          b.args += d.toolUse.input ?? "";
+        }
+      } else if (ev.messageStop) {
+        r.finish = ev.messageStop.stopReason;
+      }
+    }
+    if (r.reasoning && !signed) throw new Error("reasoning without a signature");
+    for (const b of Object.values(blocks)) r.calls.push({ ...b, input: b.args === "" ? "{}" : b.args });
+    return r;
+  },
+
+  // ollama: the chat stream; calls arrive whole and without ids, so they
+  // are named by their index (a, b, c, as the scripted turn names them).
+  async ollama(url) {
+    const client = new Ollama({ host: url.replace(/\/v1$/, "") });
+    const r = result();
+    const stream = await client.chat({ model: "llama-test", messages: [{ role: "user", content: prompt }], stream: true });
+    let done = false;
+    for await (const part of stream) {
+      r.text += part.message?.content ?? "";
+      r.reasoning += part.message?.thinking ?? "";
+      for (const tc of part.message?.tool_calls ?? []) {
+        if (tc.id !== undefined) throw new Error(`a call with the id ${tc.id}: Ollama's have none`);
+        r.calls.push({ id: "abc"[tc.function.index ?? r.calls.length], name: tc.function.name, args: "", input: JSON.stringify(tc.function.arguments) });
+      }
+      if (part.done) {
+        done = true;
+        r.finish = part.done_reason;
+      }
+    }
+    if (!done) throw new Error("the stream ended without its done line");
+    return r;
+  },
+
   // ai + @ai-sdk/openai: the default OpenAI model, on the Responses API.
   async "ai-openai"(url, retries) {
     return aiStream(createOpenAI({ baseURL: url, apiKey: "test" })("gpt-test"), retries);
@@ -117,6 +218,10 @@ const clients = {
     return aiStream(createAnthropic({ baseURL: url, apiKey: "test" })("claude-test"), retries);
   },
 };
+
+function azureClient(url, retries) {
+  return new AzureOpenAI({ endpoint: url.replace(/\/v1$/, ""), apiKey: "test", apiVersion: "2024-10-21", deployment: "deployment-x", maxRetries: retries });
+}
 
 // aiConversation runs two steps with the AI SDK: the model calls
 // get_weather, the SDK runs it and sends the result back.
