@@ -468,11 +468,31 @@ func providerExchange(t *testing.T, s scripted.Script, wire scripted.Wire) (rec,
 		path, req = "/v1/messages", `{"model":"m","max_tokens":100,"stream":true,"messages":[{"role":"user","content":"hi"}]}`
 	case scripted.WireGemini:
 		path, req = "/v1beta/models/m:streamGenerateContent?alt=sse", `{"contents":[{"role":"user","parts":[{"text":"hi"}]}]}`
+	case scripted.WireAzureChat:
+		path, req = "/openai/deployments/d/chat/completions?api-version=2024-10-21", `{"stream":true,"messages":[{"role":"user","content":"hi"}]}`
+	case scripted.WireAzureResponses:
+		path, req = "/openai/v1/responses", `{"model":"d","stream":true,"input":"hi"}`
+	case scripted.WireVertex:
+		path, req = "/v1/projects/p/locations/us-central1/publishers/google/models/m:streamGenerateContent?alt=sse", `{"contents":[{"role":"user","parts":[{"text":"hi"}]}]}`
+	case scripted.WireBedrock:
+		path, req = "/model/m/converse-stream", `{"messages":[{"role":"user","content":[{"text":"hi"}]}]}`
+	case scripted.WireOllama:
+		path, req = "/api/chat", `{"model":"m","messages":[{"role":"user","content":"hi"}]}`
+	default:
+		t.Fatalf("no request for the %s wire", wire)
 	}
 	var file bytes.Buffer
 	w, _ := NewWriter(&file, Header{})
 	c := &http.Client{Transport: &Transport{Writer: w}}
-	resp, err := c.Post(base+path, "application/json", strings.NewReader(req))
+	hr, err := http.NewRequest(http.MethodPost, base+path, strings.NewReader(req))
+	if err != nil {
+		t.Fatal(err)
+	}
+	hr.Header.Set("Content-Type", "application/json")
+	// Azure takes a key, Vertex AI a token: the recording holds neither.
+	hr.Header.Set("api-key", "planted-azure-key")
+	hr.Header.Set("Authorization", "Bearer planted-token")
+	resp, err := c.Do(hr)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -480,6 +500,11 @@ func providerExchange(t *testing.T, s scripted.Script, wire scripted.Wire) (rec,
 	resp.Body.Close()
 	if resp.StatusCode != 200 {
 		t.Fatalf("%s: status %d: %s", wire, resp.StatusCode, body)
+	}
+	for _, h := range []string{"planted-azure-key", "planted-token"} {
+		if bytes.Contains(file.Bytes(), []byte(h)) {
+			t.Errorf("%s: the recording holds the request's credential header %q", wire, h)
+		}
 	}
 	return file.Bytes(), body
 }

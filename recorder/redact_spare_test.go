@@ -84,6 +84,11 @@ func TestRedactSparesTheProjectsText(t *testing.T) {
 		m, _ := filepath.Glob(g)
 		files = append(files, m...)
 	}
+	// Fake credentials the project's code sets on purpose, in a field named
+	// for one: redacting them is right.
+	fake := map[string]string{
+		"../scripted/testdata/clients/clients.mjs": "test-token", // Vertex AI's OAuth token, for @google/genai
+	}
 	var rd Redact
 	size := 0
 	for _, f := range files {
@@ -96,6 +101,9 @@ func TestRedactSparesTheProjectsText(t *testing.T) {
 		}
 		size += len(b)
 		for _, s := range rd.textSpans(b, true, nil) {
+			if string(b[s.start:s.end]) == fake[f] {
+				continue
+			}
 			t.Errorf("%s: redacted %q in %q", f, b[s.start:s.end], b[max(0, s.start-40):min(len(b), s.end+20)])
 		}
 	}
