@@ -72,6 +72,7 @@ var Schema []byte
 //	    profile: strict             # or reference; also allow: and enable: [RULE]
 //	    golden: merged              # wire, or none
 //	    explore: {plans: 50, seed: 7}   # also run it under 50 other plans of its script
+//	    ignore_state: [/messages]       # state that may differ from plan to plan
 //	    want_error: {message: "rate limit"}   # a run must end in RUN_ERROR (true: any)
 //	    expect:
 //	      text: {matches: "18°C"}   # the last assistant text; a plain value must be equal
@@ -178,6 +179,12 @@ func ParseCases(name string, data []byte) (*CaseFile, error) {
 			}
 			c.Explore = &harness.Explore{Plans: x.Plans, Seed: x.Seed}
 		}
+		for _, p := range fc.Ignore {
+			if p != "" && !strings.HasPrefix(p, "/") {
+				bad(yamlfile.Field(node, "ignore_state"), "ignore_state: %q is not a JSON Pointer: it does not start with / (the state's member messages is /messages)", p)
+			}
+		}
+		c.IgnoreState = fc.Ignore
 		if fc.WantError != nil && fc.WantError.want != nil {
 			c.WantError = fc.WantError.want
 		}
@@ -246,6 +253,7 @@ type fileCase struct {
 	WantError *wantError      `yaml:"want_error"`
 	MaxRuns   int             `yaml:"max_runs"`
 	Explore   *fileExplore    `yaml:"explore"`
+	Ignore    []string        `yaml:"ignore_state"`
 	Expect    *fileExpect     `yaml:"expect"`
 }
 

@@ -182,6 +182,7 @@ type explorer struct {
 	mu     sync.Mutex
 	memo   map[string]*memoRun // runs by script key
 	layout string              // of the case's own script
+	ignore [][]string          // the state left out of the comparisons
 }
 
 type memoRun struct {
@@ -210,10 +211,14 @@ func (o Options) explore(ctx context.Context, agent Agent, c Case, own *Result, 
 	if _, ok := agent.(urlAgent); ok || o.ModelAddr != "" {
 		x.Parallel = 1 // one agent, one model address: one plan at a time
 	}
-	e := &explorer{o: o.forPlans(), ctx: ctx, agent: agent, c: c, x: x, memo: map[string]*memoRun{}}
+	ignore, err := o.ignoreState(c)
+	if err != nil {
+		return fail("%v", err)
+	}
+	e := &explorer{o: o.forPlans(), ctx: ctx, agent: agent, c: c, x: x, memo: map[string]*memoRun{}, ignore: ignore}
 	e.wires = wiresOf(own.Requests)
 	e.layout = c.Script.Layout(e.wires)
-	ownRun := &planRun{name: "the case's own plan", script: c.Script, res: own, entries: viewEntries(own, c.Scrubs)}
+	ownRun := &planRun{name: "the case's own plan", script: c.Script, res: own, entries: viewEntries(own, c.Scrubs, ignore)}
 	for _, p := range ownProblems {
 		if p.Kind != ProblemGolden && p.Kind != ProblemRecording && p.Kind != ProblemCheck {
 			ownRun.problems = append(ownRun.problems, p)
@@ -357,7 +362,7 @@ func (e *explorer) run(name string, s scripted.Script) *planRun {
 		res := o.test(e.ctx, rep, e.agent, c)
 		r := &planRun{name: name, script: s, res: res, problems: rep.problems()}
 		if res != nil {
-			r.entries = viewEntries(res, c.Scrubs)
+			r.entries = viewEntries(res, c.Scrubs, e.ignore)
 		}
 		m.run = r
 	})

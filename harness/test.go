@@ -293,6 +293,11 @@ func (c *Case) validate() (*wantError, error) {
 				"set Tool.Run (to a func returning an error if the agent must answer the call itself)", c.Name, tool.Name))
 		}
 	}
+	for _, p := range c.IgnoreState {
+		if _, err := parsePointer(p); err != nil {
+			errs = append(errs, fmt.Errorf("harness: case %q: IgnoreState: %w", c.Name, err))
+		}
+	}
 	want, err := c.WantError.compile()
 	if err != nil {
 		errs = append(errs, fmt.Errorf("harness: case %q: %w", c.Name, err))

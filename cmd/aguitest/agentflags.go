@@ -27,6 +27,7 @@ type agentFlags struct {
 	allowHosts               listFlag
 	plans                    int
 	seed                     uint64
+	ignoreState              listFlag
 	record                   string
 	json, junit              string
 
@@ -70,6 +71,7 @@ func (a *agentFlags) flags() []agentFlag {
 		{"enable", "RULE,...", &a.enable, "opt-in verifier rules to turn on:\n" + optInRules()},
 		{"plans", "N", value(&a.plans), d.plans},
 		{"seed", "S", value(&a.seed), "the seed of the random plans (default 1)"},
+		{"ignore-state", "POINTER", &a.ignoreState, "a part of the client's state, as a JSON Pointer\n(/messages), that may differ from plan to plan;\nrepeatable"},
 		{"record", "DIR", value(&a.record), "keep each " + d.unit + "'s recording in " + d.record + "\n(for aguitest show)"},
 		{"json", "FILE", value(&a.json), "also write the report to FILE as JSON Lines (\"-\":\nstandard output, which then shows nothing else)"},
 		{"junit", "FILE", value(&a.junit), "also write the report to FILE as JUnit XML, for CI\n(\"-\": standard output)"},
@@ -94,6 +96,11 @@ func (a *agentFlags) parsed(fs *flag.FlagSet) error {
 		if f.name != "-" && strings.HasPrefix(f.name, "-") {
 			// "--json --only text" would write a file named --only.
 			return fmt.Errorf("--%s takes a FILE (\"-\" for standard output), not %q", f.flag, f.name)
+		}
+	}
+	for _, p := range a.ignoreState.values {
+		if p != "" && !strings.HasPrefix(p, "/") {
+			return fmt.Errorf("--ignore-state %q is not a JSON Pointer: it does not start with / (the state's member messages is /messages)", p)
 		}
 	}
 	if a.json == "-" && a.junit == "-" {

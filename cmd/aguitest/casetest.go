@@ -167,7 +167,7 @@ func cmdTest(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	exit := 0
 	var suites []suite
 	for _, f := range loaded {
-		o := harness.Options{Dir: f.GoldenDir(), Update: *update, Timeout: f.Timeout, ModelAddr: llm}
+		o := harness.Options{Dir: f.GoldenDir(), Update: *update, Timeout: f.Timeout, ModelAddr: llm, IgnoreState: af.ignoreState.values}
 		if timeout > 0 {
 			o.Timeout = timeout
 		}

@@ -148,6 +148,7 @@ func runExplore(ctx context.Context, args []string, stdout, stderr io.Writer) in
 		c.Profile = *ch.profile
 	}
 	c.Allow, c.Enable = ch.allow, ch.enable
+	c.IgnoreState = af.ignoreState.values
 	for _, name := range relax.values {
 		f := harness.Fidelity(name)
 		if !slices.Contains(harness.Fidelities, f) {
