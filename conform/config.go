@@ -39,11 +39,13 @@ type Config struct {
 	Only, Skip []string
 	// Timeout bounds each run of a scenario; 0 means DefaultTimeout.
 	Timeout time.Duration
-	// Explore, when set, also runs each scenario that streams a model's
-	// answer (not the provider failures, nor client-disconnect, whose
-	// point is a stream cut where it is) under other plans of its script,
-	// within Explore.Plans (harness.Explore): every plan must verify, pass
-	// the fidelity checks and leave the client with the same view.
+	// Explore says how each scenario that streams a model's answer (not
+	// the provider failures, nor client-disconnect, whose point is a
+	// stream cut where it is) runs under other plans of its script
+	// (harness.Explore): every plan must verify, pass the fidelity checks
+	// and leave the client with the same view. nil explores them within
+	// the harness's default budget (harness.DefaultPlans); Off turns it
+	// off.
 	Explore *harness.Explore
 	// IgnoreState leaves parts of the client's state, as JSON Pointers
 	// into it, out of the comparisons of every explored scenario

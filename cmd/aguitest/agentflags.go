@@ -253,23 +253,29 @@ func (a *agentFlags) runTimeout() (time.Duration, error) {
 	return a.timeout, nil
 }
 
-// exploration reads --plans and --seed: nil for no exploration. Without
-// --plans, it is the command's default of def plans (0: none; less: none
-// from the flags, what to explore is the command's to say).
+// exploration reads --plans and --seed. Without --plans, def says what
+// the command explores: def plans (def > 0), the harness's default
+// exploration (0: nil, or its budget with --seed's seed), or what each
+// case says (def < 0: nil). --plans 0 turns exploration off.
 func (a *agentFlags) exploration(def int) (*harness.Explore, error) {
-	plans := a.plans
 	if !a.given["plans"] {
-		plans = def
-	}
-	switch {
-	case plans < 0 && a.given["plans"]:
-		return nil, fmt.Errorf("--plans %d is negative", plans)
-	case plans == 0 && a.given["seed"]:
-		return nil, fmt.Errorf("--seed goes with --plans N")
-	case plans <= 0:
+		switch {
+		case def > 0:
+			return &harness.Explore{Plans: def, Seed: a.seed}, nil
+		case def == 0 && a.given["seed"]:
+			return &harness.Explore{Seed: a.seed}, nil
+		}
 		return nil, nil
 	}
-	return &harness.Explore{Plans: plans, Seed: a.seed}, nil
+	switch {
+	case a.plans < 0:
+		return nil, fmt.Errorf("--plans %d is negative", a.plans)
+	case a.plans == 0 && a.given["seed"]:
+		return nil, fmt.Errorf("--seed goes with exploration, which --plans 0 turns off")
+	case a.plans == 0:
+		return &harness.Explore{Off: true}, nil
+	}
+	return &harness.Explore{Plans: a.plans, Seed: a.seed}, nil
 }
 
 // reports are the files of --json and --junit, open.
