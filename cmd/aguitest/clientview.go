@@ -14,10 +14,10 @@ import (
 type heldRun struct {
 	messages json.RawMessage
 	state    json.RawMessage
-	// byID holds the messages by id (the first of an id), decoded.
-	byID map[string]map[string]any
-	// owner maps each call id to the message that holds it.
-	owner map[string]string
+	// view answers what the client holds of a message or call, as the
+	// messages' JSON says it (each lookup in time that does not grow
+	// with the messages).
+	view *agui.View
 	// stopped says where and why the client's pipeline stopped in this
 	// run (its verifier rejected an event, or its view could not go on);
 	// earlier says it stopped in an earlier run of the same response.
@@ -79,73 +79,43 @@ func assemble(src *source) {
 	}
 }
 
-// held fills in what the client holds in v: messages, state, and the
-// messages and calls by id.
+// held fills in what the client holds in v at the end of a run.
 func (c *heldRun) held(v *agui.View) {
 	c.messages, c.state = v.MessagesJSON(), v.State()
-	c.byID, c.owner = map[string]map[string]any{}, map[string]string{}
-	var list []map[string]any
-	_ = json.Unmarshal(c.messages, &list)
-	for _, m := range list {
-		id, _ := m["id"].(string)
-		if _, dup := c.byID[id]; !dup {
-			c.byID[id] = m
-		}
-		calls, _ := m["toolCalls"].([]any)
-		for _, x := range calls {
-			if call, ok := x.(map[string]any); ok {
-				if cid, ok := call["id"].(string); ok {
-					if _, dup := c.owner[cid]; !dup {
-						c.owner[cid] = id
-					}
-				}
-			}
-		}
-	}
+	c.view = v
 }
 
 // content returns a message's text as the client holds it, and whether it
 // has text.
 func (c *heldRun) content(id string) (string, bool) {
-	if c == nil {
+	if c == nil || c.view == nil {
 		return "", false
 	}
-	s, ok := c.byID[id]["content"].(string)
-	return s, ok
+	return c.view.MessageContent(id)
 }
 
 // arguments returns a call's arguments as the client holds them.
 func (c *heldRun) arguments(callID string) (string, bool) {
-	if c == nil {
+	if c == nil || c.view == nil {
 		return "", false
 	}
-	calls, _ := c.byID[c.owner[callID]]["toolCalls"].([]any)
-	for _, x := range calls {
-		call, _ := x.(map[string]any)
-		if call["id"] == callID {
-			fn, _ := call["function"].(map[string]any)
-			s, ok := fn["arguments"].(string)
-			return s, ok
-		}
-	}
-	return "", false
+	return c.view.CallArguments(callID)
 }
 
 // calls returns the ids of a message's calls as the client holds them.
 func (c *heldRun) calls(id string) []string {
-	if c == nil {
+	if c == nil || c.view == nil {
 		return nil
 	}
-	var ids []string
-	list, _ := c.byID[id]["toolCalls"].([]any)
-	for _, x := range list {
-		if call, ok := x.(map[string]any); ok {
-			if cid, ok := call["id"].(string); ok {
-				ids = append(ids, cid)
-			}
-		}
+	return c.view.MessageCallIDs(id)
+}
+
+// owner returns the id of the message that holds a call.
+func (c *heldRun) owner(callID string) (string, bool) {
+	if c == nil || c.view == nil {
+		return "", false
 	}
-	return ids
+	return c.view.CallOwner(callID)
 }
 
 // writeMessages prints, for each run, one JSON line: the run, the messages
