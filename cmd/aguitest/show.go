@@ -103,15 +103,8 @@ func cmdShow(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 	for i, name := range names {
 		if *messages {
-			// The messages a client holds are as large as what it was
-			// sent: --messages reads the input whole.
-			src, err := readSource(name, stdin, p)
-			if err != nil {
-				fmt.Fprintf(stderr, "aguitest show: %v\n", err)
-				return 2
-			}
-			assemble(src)
-			if err := writeMessages(stdout, src); err != nil {
+			// It reads as it prints: memory holds what the client holds.
+			if err := streamMessages(name, stdin, stdout); err != nil {
 				fmt.Fprintf(stderr, "aguitest show: %v\n", err)
 				return 2
 			}
