@@ -7,6 +7,8 @@ import (
 	"math"
 	"strconv"
 	"unicode/utf8"
+
+	"github.com/aguitest/aguitest/internal/jsonpointer"
 )
 
 // Decoding follows @ag-ui/proto's decode: the frame must be well-formed
@@ -502,7 +504,7 @@ func (d *pbDec) structFields(i, end int, o *jsObj, path string, depth int) error
 				unknown = n
 			}
 		}
-		kp := path + "/" + escapePointer(key)
+		kp := path + "/" + jsonpointer.Escape(key)
 		if unknown != 0 {
 			d.lose(kp, fmt.Sprintf("unknown field %d of a google.protobuf.Struct entry dropped", unknown))
 		}

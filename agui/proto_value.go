@@ -3,7 +3,8 @@ package agui
 import (
 	"math"
 	"strconv"
-	"strings"
+
+	"github.com/aguitest/aguitest/internal/jsonpointer"
 )
 
 // The protobuf codec works on JSON values as JavaScript holds them, because
@@ -284,11 +285,11 @@ func jsDiff(path string, want, got jsValue, out []Loss) []Loss {
 		return append(out, Loss{Path: path, Reason: "added as " + jsShort(got)})
 	case want.kind == pjObject && got.kind == pjObject:
 		for i, k := range want.obj.keys {
-			out = jsDiff(path+"/"+escapePointer(k), want.obj.vals[i], got.obj.get(k), out)
+			out = jsDiff(path+"/"+jsonpointer.Escape(k), want.obj.vals[i], got.obj.get(k), out)
 		}
 		for i, k := range got.obj.keys {
 			if want.obj.find(k) < 0 {
-				out = jsDiff(path+"/"+escapePointer(k), jsUndef, got.obj.vals[i], out)
+				out = jsDiff(path+"/"+jsonpointer.Escape(k), jsUndef, got.obj.vals[i], out)
 			}
 		}
 		return out
@@ -312,12 +313,4 @@ func jsShort(v jsValue) string {
 		s = s[:cut] + "..."
 	}
 	return s
-}
-
-// escapePointer escapes a key for a JSON pointer (RFC 6901).
-func escapePointer(k string) string {
-	if !strings.ContainsAny(k, "~/") {
-		return k
-	}
-	return strings.NewReplacer("~", "~0", "/", "~1").Replace(k)
 }
