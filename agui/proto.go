@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/aguitest/aguitest/internal/bytearena"
+	"github.com/aguitest/aguitest/internal/jsvalue"
 )
 
 // MaxProtoFrame is the largest frame, its 4-byte length prefix included,
@@ -104,13 +105,13 @@ func MarshalProto(e Event) ([]byte, []Loss, error) {
 	if b, ok := encodeFlat(e); ok {
 		return b, nil, nil
 	}
-	root := parseJS(e.raw)
-	b := encodeProtoJS(e.Type(), root.obj)
+	root := jsvalue.ParseUTF8(e.raw)
+	b := encodeProtoJS(e.Type(), objOf(root))
 	back, _, err := decodeProtoJS(b)
 	if err != nil {
 		return nil, nil, fmt.Errorf("%s: its protobuf form would not decode: %w", e.Type(), err)
 	}
-	return b, jsDiff("", root, jsObjVal(back), nil), nil
+	return b, jsDiff("", root, back, nil), nil
 }
 
 // UnmarshalProto decodes a protobuf Event message (without the frame's
@@ -145,7 +146,7 @@ func appendProtoJSON(out, b []byte) ([]byte, []Loss, error) {
 		}
 		return nil, losses, err
 	}
-	return appendJS(out, jsObjVal(o)), losses, nil
+	return appendJSONValue(out, o), losses, nil
 }
 
 // ErrFutureEvent is returned by UnmarshalProto for a frame that names only

@@ -3,6 +3,8 @@ package agui
 import (
 	"fmt"
 	"strconv"
+
+	"github.com/aguitest/aguitest/internal/jsvalue"
 )
 
 // The rewrites between the protobuf messages and the events' JSON form, as
@@ -12,11 +14,11 @@ import (
 
 // decodeProtoJS decodes one frame's message into the JSON object the
 // reference decoder produces.
-func decodeProtoJS(data []byte) (*jsObj, []Loss, error) {
+func decodeProtoJS(data []byte) (*jsvalue.Object, []Loss, error) {
 	d := &pbDec{data: data}
 	var (
 		arm   *pbArm
-		o     *jsObj
+		o     *jsvalue.Object
 		known int // the known envelope field seen, with any wire type
 	)
 	for i := 0; i < len(data); {
@@ -66,12 +68,12 @@ func decodeProtoJS(data []byte) (*jsObj, []Loss, error) {
 		}
 		return nil, d.losses, fmt.Errorf("the frame holds no event")
 	}
-	base := o.get("baseEvent")
-	if base.kind != pjObject {
+	base := o.Get("baseEvent")
+	if !isObj(base) {
 		return nil, d.losses, fmt.Errorf("the %s event has no base event (field 1)", arm.typ)
 	}
 	declared := "undefined"
-	if n := int(base.obj.get("type").num); n >= 0 && n < len(pbEnumTypes) {
+	if n := int(numOf(objOf(base).Get("type"))); n >= 0 && n < len(pbEnumTypes) {
 		declared = string(pbEnumTypes[n])
 	} else if n == -1 {
 		declared = "UNRECOGNIZED"
@@ -79,121 +81,114 @@ func decodeProtoJS(data []byte) (*jsObj, []Loss, error) {
 	if declared != string(arm.typ) {
 		return nil, d.losses, fmt.Errorf("the envelope carries %s but the base event declares %s", arm.typ, declared)
 	}
-	o.set("type", jsStr(string(arm.typ)))
-	o.set("timestamp", base.obj.get("timestamp"))
-	o.set("rawEvent", base.obj.get("rawEvent"))
-	if md := base.obj.get("metadata"); md.defined() {
-		o.set("metadata", md)
+	o.Set("type", string(arm.typ))
+	o.Set("timestamp", objOf(base).Get("timestamp"))
+	o.Set("rawEvent", objOf(base).Get("rawEvent"))
+	if md := objOf(base).Get("metadata"); defined(md) {
+		o.Set("metadata", md)
 	}
-	o.del("baseEvent")
+	o.Del("baseEvent")
 	if err := d.rewrite(arm.typ, o); err != nil {
 		return nil, d.losses, err
 	}
 	return o, d.losses, nil
 }
 
-func arrayOf(v jsValue) []jsValue {
-	if v.kind == pjArray {
-		return v.arr.v
-	}
-	return nil
-}
-
 // rewrite turns the decoded message into the event's JSON form.
-func (d *pbDec) rewrite(t EventType, o *jsObj) error {
+func (d *pbDec) rewrite(t EventType, o *jsvalue.Object) error {
 	switch t {
 	case MessagesSnapshot:
-		for i, m := range arrayOf(o.get("messages")) {
-			msg, err := d.fromWireMessage(m.obj, "/messages/"+strconv.Itoa(i))
+		for i, m := range arrayOf(o.Get("messages")) {
+			msg, err := d.fromWireMessage(objOf(m), "/messages/"+strconv.Itoa(i))
 			if err != nil {
 				return err
 			}
-			o.get("messages").arr.v[i] = jsObjVal(msg)
+			arrOf(o.Get("messages")).Elems[i] = msg
 		}
 	case RunFinished:
-		outcome := o.get("outcome").str
-		pending, interrupts := o.get("pendingToolCallIds"), o.get("interrupts")
-		o.del("pendingToolCallIds")
-		o.del("interrupts")
-		o.del("outcome")
+		outcome := strOf(o.Get("outcome"))
+		pending, interrupts := o.Get("pendingToolCallIds"), o.Get("interrupts")
+		o.Del("pendingToolCallIds")
+		o.Del("interrupts")
+		o.Del("outcome")
 		if outcome == "" {
 			if len(arrayOf(pending)) > 0 {
-				o.set("pendingToolCallIds", pending)
+				o.Set("pendingToolCallIds", pending)
 			}
 			if len(arrayOf(interrupts)) > 0 {
-				o.set("interrupts", interrupts)
+				o.Set("interrupts", interrupts)
 			}
 		} else {
-			oc := &jsObj{}
-			oc.set("type", jsStr(outcome))
+			oc := jsvalue.NewObject()
+			oc.Set("type", outcome)
 			if outcome == "interrupt" {
-				oc.set("interrupts", jsArrVal(arrayOf(interrupts)))
+				oc.Set("interrupts", newArray(arrayOf(interrupts)))
 			}
 			if len(arrayOf(pending)) > 0 {
-				oc.set("pendingToolCallIds", pending)
+				oc.Set("pendingToolCallIds", pending)
 			}
 			if outcome != "interrupt" && len(arrayOf(interrupts)) > 0 {
-				oc.set("interrupts", interrupts)
+				oc.Set("interrupts", interrupts)
 			}
-			o.set("outcome", jsObjVal(oc))
+			o.Set("outcome", oc)
 		}
-		if len(arrayOf(o.get("usage"))) == 0 {
-			o.del("usage")
+		if len(arrayOf(o.Get("usage"))) == 0 {
+			o.Del("usage")
 		}
 	case SubagentFinished:
-		outcome := o.get("outcome").str
-		ids := o.get("interruptIds")
-		o.del("interruptIds")
-		o.del("outcome")
+		outcome := strOf(o.Get("outcome"))
+		ids := o.Get("interruptIds")
+		o.Del("interruptIds")
+		o.Del("outcome")
 		if outcome == "" {
 			if len(arrayOf(ids)) > 0 {
-				o.set("interruptIds", ids)
+				o.Set("interruptIds", ids)
 			}
 		} else {
-			oc := &jsObj{}
-			oc.set("type", jsStr(outcome))
+			oc := jsvalue.NewObject()
+			oc.Set("type", outcome)
 			if len(arrayOf(ids)) > 0 {
-				oc.set("interruptIds", ids)
+				oc.Set("interruptIds", ids)
 			}
-			o.set("outcome", jsObjVal(oc))
+			o.Set("outcome", oc)
 		}
 	case StateDelta, ActivityDelta:
 		key := "delta"
 		if t == ActivityDelta {
 			key = "patch"
 		}
-		for _, op := range arrayOf(o.get(key)) {
-			n := int(op.obj.get("op").num)
+		for _, op := range arrayOf(o.Get(key)) {
+			n := int(numOf(objOf(op).Get("op")))
 			name := strconv.Itoa(n)
 			if n >= 0 && n < len(pbPatchOps) {
 				name = pbPatchOps[n]
 			}
-			op.obj.set("op", jsStr(name))
+			objOf(op).Set("op", name)
 		}
 	case RunError:
-		if len(arrayOf(o.get("usage"))) == 0 {
-			o.del("usage")
+		if len(arrayOf(o.Get("usage"))) == 0 {
+			o.Del("usage")
 		}
 	case ToolCallResult:
-		parts := arrayOf(o.get("contentParts"))
-		if o.get("content").defined() && len(parts) > 0 {
+		parts := arrayOf(o.Get("contentParts"))
+		if defined(o.Get("content")) && len(parts) > 0 {
 			return fmt.Errorf("the TOOL_CALL_RESULT event carries both string content and content parts")
 		}
-		if !o.get("content").defined() {
+		if !defined(o.Get("content")) {
 			c, err := d.fromParts(parts, "/content")
 			if err != nil {
 				return err
 			}
-			o.set("content", c)
+			o.Set("content", c)
 		}
-		o.del("contentParts")
+		o.Del("contentParts")
 	case RunStarted:
-		if in := o.get("input"); in.defined() {
-			w, err := d.fromWireInput(in.obj)
+		if in := o.Get("input"); defined(in) {
+			w, err := d.fromWireInput(objOf(in))
 			if err != nil {
 				return err
 			}
-			o.set("input", jsObjVal(w))
+			o.Set("input", w)
 		}
 	}
 	return nil
@@ -203,23 +198,23 @@ var knownRoles = map[string]bool{"developer": true, "system": true, "assistant":
 
 // fromWireMessage gives a Message its JSON form: content from the field
 // its role uses.
-func (d *pbDec) fromWireMessage(w *jsObj, path string) (*jsObj, error) {
-	m := &jsObj{keys: append([]string(nil), w.keys...), vals: append([]jsValue(nil), w.vals...), nIdx: w.nIdx}
-	role := w.get("role").str
+func (d *pbDec) fromWireMessage(w *jsvalue.Object, path string) (*jsvalue.Object, error) {
+	m := w.Spread()
+	role := strOf(w.Get("role"))
 	known := knownRoles[role]
-	content, activity := w.get("content"), w.get("activityContent")
-	parts := arrayOf(w.get("contentParts"))
+	content, activity := w.Get("content"), w.Get("activityContent")
+	parts := arrayOf(w.Get("contentParts"))
 	var usesParts, usesMap bool
 	if known {
 		usesParts = role == "user" || role == "tool"
 		usesMap = role == "activity"
 	} else {
 		usesParts = len(parts) > 0
-		usesMap = !usesParts && activity.defined()
+		usesMap = !usesParts && defined(activity)
 	}
 	if !known {
 		n := 0
-		for _, b := range []bool{content.defined(), len(parts) > 0, activity.defined()} {
+		for _, b := range []bool{defined(content), len(parts) > 0, defined(activity)} {
 			if b {
 				n++
 			}
@@ -231,132 +226,132 @@ func (d *pbDec) fromWireMessage(w *jsObj, path string) (*jsObj, error) {
 		switch {
 		case !usesParts && len(parts) > 0:
 			return nil, fmt.Errorf("%s: the message carries content parts for a role that has none", path)
-		case activity.defined() && !usesMap:
+		case defined(activity) && !usesMap:
 			return nil, fmt.Errorf("%s: the message carries activity content for a non-activity role", path)
-		case usesMap && content.defined():
+		case usesMap && defined(content):
 			return nil, fmt.Errorf("%s: activity content cannot ride with other content forms", path)
-		case usesParts && content.defined() && len(parts) > 0:
+		case usesParts && defined(content) && len(parts) > 0:
 			return nil, fmt.Errorf("%s: the message carries both string content and content parts", path)
 		}
 	}
-	if usesParts && !content.defined() {
+	if usesParts && !defined(content) {
 		c, err := d.fromParts(parts, path+"/content")
 		if err != nil {
 			return nil, err
 		}
-		m.set("content", c)
+		m.Set("content", c)
 	}
-	if usesMap && activity.defined() {
-		m.set("content", activity)
+	if usesMap && defined(activity) {
+		m.Set("content", activity)
 	}
-	m.del("activityContent")
-	m.del("contentParts")
-	if len(arrayOf(w.get("toolCalls"))) == 0 {
-		m.del("toolCalls")
+	m.Del("activityContent")
+	m.Del("contentParts")
+	if len(arrayOf(w.Get("toolCalls"))) == 0 {
+		m.Del("toolCalls")
 	}
 	return m, nil
 }
 
 // fromParts maps InputContent parts to content parts; a part of no kind
 // this version knows is dropped, as the reference drops it.
-func (d *pbDec) fromParts(parts []jsValue, path string) (jsValue, error) {
-	out := []jsValue{}
+func (d *pbDec) fromParts(parts []any, path string) (any, error) {
+	out := []any{}
 	for i, p := range parts {
-		c, err := fromPart(p.obj)
+		c, err := fromPart(objOf(p))
 		if err != nil {
-			return jsUndef, fmt.Errorf("%s/%d: %w", path, i, err)
+			return jsvalue.Undef, fmt.Errorf("%s/%d: %w", path, i, err)
 		}
-		if !c.defined() {
+		if !defined(c) {
 			d.lose(path+"/"+strconv.Itoa(i), "a content part of no kind this version knows is dropped")
 			continue
 		}
 		out = append(out, c)
 	}
-	return jsArrVal(out), nil
+	return newArray(out), nil
 }
 
-func fromPart(p *jsObj) (jsValue, error) {
+func fromPart(p *jsvalue.Object) (any, error) {
 	var kind string
-	var part *jsObj
+	var part *jsvalue.Object
 	for _, k := range []string{"text", "image", "audio", "video", "document"} {
-		if v := p.get(k); v.defined() {
+		if v := p.Get(k); defined(v) {
 			if kind != "" {
-				return jsUndef, fmt.Errorf("the content part carries more than one kind")
+				return jsvalue.Undef, fmt.Errorf("the content part carries more than one kind")
 			}
-			kind, part = k, v.obj
+			kind, part = k, objOf(v)
 		}
 	}
 	if kind == "" {
-		return jsUndef, nil
+		return jsvalue.Undef, nil
 	}
-	c := &jsObj{}
-	c.set("type", jsStr(kind))
-	c.set("id", part.get("id"))
+	c := jsvalue.NewObject()
+	c.Set("type", kind)
+	c.Set("id", part.Get("id"))
 	if kind == "text" {
-		c.set("text", part.get("text"))
+		c.Set("text", part.Get("text"))
 	} else {
-		src := part.get("source")
-		var s jsValue
-		if src.defined() {
+		src := part.Get("source")
+		var s any
+		if defined(src) {
 			var err error
-			if s, err = fromSource(src.obj); err != nil {
-				return jsUndef, err
+			if s, err = fromSource(objOf(src)); err != nil {
+				return jsvalue.Undef, err
 			}
-			if !s.defined() {
-				return jsUndef, nil
+			if !defined(s) {
+				return jsvalue.Undef, nil
 			}
 		}
-		c.set("source", s)
+		c.Set("source", s)
 	}
-	c.set("metadata", part.get("metadata"))
-	return jsObjVal(c), nil
+	c.Set("metadata", part.Get("metadata"))
+	return c, nil
 }
 
-func fromSource(src *jsObj) (jsValue, error) {
+func fromSource(src *jsvalue.Object) (any, error) {
 	var kind string
-	var s *jsObj
+	var s *jsvalue.Object
 	for _, k := range []string{"data", "url", "file"} {
-		if v := src.get(k); v.defined() {
+		if v := src.Get(k); defined(v) {
 			if kind != "" {
-				return jsUndef, fmt.Errorf("the content source carries more than one kind")
+				return jsvalue.Undef, fmt.Errorf("the content source carries more than one kind")
 			}
-			kind, s = k, v.obj
+			kind, s = k, objOf(v)
 		}
 	}
 	if kind == "" {
-		return jsUndef, nil
+		return jsvalue.Undef, nil
 	}
-	o := &jsObj{}
-	o.set("type", jsStr(kind))
-	o.set("value", s.get("value"))
+	o := jsvalue.NewObject()
+	o.Set("type", kind)
+	o.Set("value", s.Get("value"))
 	if kind == "file" {
-		o.set("provider", s.get("provider"))
+		o.Set("provider", s.Get("provider"))
 	}
-	o.set("mimeType", s.get("mimeType"))
-	return jsObjVal(o), nil
+	o.Set("mimeType", s.Get("mimeType"))
+	return o, nil
 }
 
-func (d *pbDec) fromWireInput(w *jsObj) (*jsObj, error) {
-	o := &jsObj{}
+func (d *pbDec) fromWireInput(w *jsvalue.Object) (*jsvalue.Object, error) {
+	o := jsvalue.NewObject()
 	for _, k := range []string{"threadId", "runId", "protocolVersion", "parentRunId", "state"} {
-		if v := w.get(k); v.defined() {
-			o.set(k, v)
+		if v := w.Get(k); defined(v) {
+			o.Set(k, v)
 		}
 	}
-	var msgs []jsValue
-	for i, m := range arrayOf(w.get("messages")) {
-		mm, err := d.fromWireMessage(m.obj, "/input/messages/"+strconv.Itoa(i))
+	var msgs []any
+	for i, m := range arrayOf(w.Get("messages")) {
+		mm, err := d.fromWireMessage(objOf(m), "/input/messages/"+strconv.Itoa(i))
 		if err != nil {
 			return nil, err
 		}
-		msgs = append(msgs, jsObjVal(mm))
+		msgs = append(msgs, mm)
 	}
-	o.set("messages", jsArrVal(msgs))
-	o.set("tools", jsArrVal(arrayOf(w.get("tools"))))
-	o.set("context", jsArrVal(arrayOf(w.get("context"))))
-	if v := w.get("forwardedProps"); v.defined() {
-		o.set("forwardedProps", v)
+	o.Set("messages", newArray(msgs))
+	o.Set("tools", newArray(arrayOf(w.Get("tools"))))
+	o.Set("context", newArray(arrayOf(w.Get("context"))))
+	if v := w.Get("forwardedProps"); defined(v) {
+		o.Set("forwardedProps", v)
 	}
-	o.set("resume", jsArrVal(arrayOf(w.get("resume"))))
+	o.Set("resume", newArray(arrayOf(w.Get("resume"))))
 	return o, nil
 }

@@ -9,6 +9,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/aguitest/aguitest/internal/jsonpointer"
+	"github.com/aguitest/aguitest/internal/jsvalue"
 )
 
 // Decoding follows @ag-ui/proto's decode: the frame must be well-formed
@@ -172,20 +173,20 @@ func (d *pbDec) skip(num, wt, i, end, depth int) (int, error) {
 // newObject makes a message's object as the reference's decoder creates
 // it: every field in declaration order, scalars at their zero value,
 // repeated fields empty, the rest undefined.
-func newObject(m *pbMessageType) *jsObj {
-	o := &jsObj{keys: make([]string, len(m.fields)), vals: make([]jsValue, len(m.fields))}
-	for i, f := range m.fields {
-		o.keys[i] = f.name
+func newObject(m *pbMessageType) *jsvalue.Object {
+	o := jsvalue.NewObject()
+	for _, f := range m.fields {
 		switch {
 		case f.rep:
-			o.vals[i] = jsArrVal(nil)
+			o.Set(f.name, newArray(nil))
 		case f.opt || f.kind >= pbValue:
+			o.Set(f.name, jsvalue.Undef)
 		case f.kind == pbString:
-			o.vals[i] = jsStr("")
+			o.Set(f.name, "")
 		case f.kind == pbBool:
-			o.vals[i] = jsBoolean(false)
+			o.Set(f.name, false)
 		default:
-			o.vals[i] = jsNum(0)
+			o.Set(f.name, 0.0)
 		}
 	}
 	return o
@@ -200,7 +201,7 @@ func wireTypeOf(f *pbField) int {
 }
 
 // message decodes data[i:end] into o, merging with what o holds.
-func (d *pbDec) message(i, end int, m *pbMessageType, o *jsObj, path string, depth int) error {
+func (d *pbDec) message(i, end int, m *pbMessageType, o *jsvalue.Object, path string, depth int) error {
 	if depth > MaxDepth {
 		return d.fail(i, "messages nested deeper than %d", MaxDepth)
 	}
@@ -227,7 +228,7 @@ func (d *pbDec) message(i, end int, m *pbMessageType, o *jsObj, path string, dep
 			continue
 		}
 		fpath := path + "/" + f.name
-		k := o.find(f.name)
+		k := f.name
 		switch f.kind {
 		case pbString:
 			s, e, err := d.bytesAt(next, end)
@@ -236,10 +237,10 @@ func (d *pbDec) message(i, end int, m *pbMessageType, o *jsObj, path string, dep
 			}
 			v := d.text(s, e, fpath)
 			if f.rep {
-				a := o.vals[k].arr
-				a.v = append(a.v, jsStr(v))
+				a := arrOf(o.Get(k))
+				a.Elems = append(a.Elems, v)
 			} else {
-				o.vals[k] = jsStr(v)
+				o.Set(k, v)
 			}
 			i = e
 		case pbBool:
@@ -247,14 +248,14 @@ func (d *pbDec) message(i, end int, m *pbMessageType, o *jsObj, path string, dep
 			if err != nil {
 				return err
 			}
-			o.vals[k] = jsBoolean(v != 0)
+			o.Set(k, v != 0)
 			i = n
 		case pbEnum:
 			v, n, err := d.varint(next, end)
 			if err != nil {
 				return err
 			}
-			o.vals[k] = jsNum(float64(int32(uint32(v))))
+			o.Set(k, float64(int32(uint32(v))))
 			i = n
 		case pbInt64:
 			v, n, err := d.varint(next, end)
@@ -265,35 +266,35 @@ func (d *pbDec) message(i, end int, m *pbMessageType, o *jsObj, path string, dep
 			if x > maxSafeInt || x < -maxSafeInt {
 				return d.fail(next, "%s %d is beyond JavaScript's safe integers (the reference client fails the stream)", f.name, x)
 			}
-			o.vals[k] = jsNum(float64(x))
+			o.Set(k, float64(x))
 			i = n
 		case pbValue:
 			s, e, err := d.bytesAt(next, end)
 			if err != nil {
 				return err
 			}
-			v, err := d.value(s, e, o.vals[k], fpath, depth+1)
+			v, err := d.value(s, e, o.Get(k), fpath, depth+1)
 			if err != nil {
 				return err
 			}
-			if !v.defined() {
+			if !defined(v) {
 				d.lose(fpath, "a google.protobuf.Value of no kind reads as absent")
 			}
-			o.vals[k] = v
+			o.Set(k, v)
 			i = e
 		case pbStruct:
 			s, e, err := d.bytesAt(next, end)
 			if err != nil {
 				return err
 			}
-			so := o.vals[k].obj
-			if !o.vals[k].defined() {
-				so = &jsObj{}
+			so := objOf(o.Get(k))
+			if !defined(o.Get(k)) {
+				so = jsvalue.NewObject()
 			}
 			if err := d.structFields(s, e, so, fpath, depth+1); err != nil {
 				return err
 			}
-			o.vals[k] = jsObjVal(so)
+			o.Set(k, so)
 			i = e
 		case pbMessage:
 			s, e, err := d.bytesAt(next, end)
@@ -308,28 +309,28 @@ func (d *pbDec) message(i, end int, m *pbMessageType, o *jsObj, path string, dep
 				}
 				armSeen = num
 				for j := range m.fields {
-					if g := &m.fields[j]; g.oneof && g.num != num && o.vals[j].defined() {
-						o.vals[j] = jsUndef
+					if g := &m.fields[j]; g.oneof && g.num != num && defined(o.Get(g.name)) {
+						o.Set(g.name, jsvalue.Undef)
 						d.lose(path+"/"+g.name, fmt.Sprintf("replaced by a later %s (the last kind of a oneof wins)", f.name))
 					}
 				}
 			}
 			if f.rep {
 				so := newObject(f.msg)
-				if err := d.message(s, e, f.msg, so, fpath+"/"+strconv.Itoa(len(o.vals[k].arr.v)), depth+1); err != nil {
+				if err := d.message(s, e, f.msg, so, fpath+"/"+strconv.Itoa(len(arrOf(o.Get(k)).Elems)), depth+1); err != nil {
 					return err
 				}
-				a := o.vals[k].arr
-				a.v = append(a.v, jsObjVal(so))
+				a := arrOf(o.Get(k))
+				a.Elems = append(a.Elems, so)
 			} else {
-				so := o.vals[k].obj
-				if !o.vals[k].defined() {
+				so := objOf(o.Get(k))
+				if !defined(o.Get(k)) {
 					so = newObject(f.msg)
 				}
 				if err := d.message(s, e, f.msg, so, fpath, depth+1); err != nil {
 					return err
 				}
-				o.vals[k] = jsObjVal(so)
+				o.Set(k, so)
 			}
 			i = e
 		}
@@ -350,9 +351,9 @@ func (d *pbDec) text(s, e int, path string) string {
 
 // value decodes a google.protobuf.Value into what Value.unwrap gives,
 // merging with cur: the last kind wins, structs merge, lists append.
-func (d *pbDec) value(i, end int, cur jsValue, path string, depth int) (jsValue, error) {
+func (d *pbDec) value(i, end int, cur any, path string, depth int) (any, error) {
 	if depth > MaxDepth {
-		return jsUndef, d.fail(i, "values nested deeper than %d", MaxDepth)
+		return jsvalue.Undef, d.fail(i, "values nested deeper than %d", MaxDepth)
 	}
 	v := cur
 	for i < end {
@@ -363,7 +364,7 @@ func (d *pbDec) value(i, end int, cur jsValue, path string, depth int) (jsValue,
 		switch {
 		case num == 1 && wt == 0:
 			_, i, err = d.varint(next, end)
-			v = jsValue{kind: pjNull}
+			v = nil
 		case num == 2 && wt == 1:
 			if end-next < 8 {
 				return v, d.fail(next, "a double runs past the end of its message")
@@ -372,35 +373,35 @@ func (d *pbDec) value(i, end int, cur jsValue, path string, depth int) (jsValue,
 			if math.IsNaN(f) || math.IsInf(f, 0) {
 				d.lose(path, "the number "+strconv.FormatFloat(f, 'g', -1, 64)+" has no JSON form (null)")
 			}
-			v, i = jsNum(f), next+8
+			v, i = f, next+8
 		case num == 3 && wt == 2:
 			var s, e int
 			if s, e, err = d.bytesAt(next, end); err == nil {
-				v, i = jsStr(d.text(s, e, path)), e
+				v, i = d.text(s, e, path), e
 			}
 		case num == 4 && wt == 0:
 			var x uint64
 			x, i, err = d.varint(next, end)
-			v = jsBoolean(x != 0)
+			v = x != 0
 		case num == 5 && wt == 2:
 			var s, e int
 			if s, e, err = d.bytesAt(next, end); err == nil {
-				o := &jsObj{}
-				if v.kind == pjObject {
-					o = v.obj
+				o := jsvalue.NewObject()
+				if isObj(v) {
+					o = objOf(v)
 				}
 				err = d.structFields(s, e, o, path, depth+1)
-				v, i = jsObjVal(o), e
+				v, i = o, e
 			}
 		case num == 6 && wt == 2:
 			var s, e int
 			if s, e, err = d.bytesAt(next, end); err == nil {
-				var a []jsValue
-				if v.kind == pjArray {
-					a = v.arr.v
+				var a []any
+				if isArr(v) {
+					a = arrOf(v).Elems
 				}
 				a, err = d.list(s, e, a, path, depth+1)
-				v, i = jsArrVal(a), e
+				v, i = newArray(a), e
 			}
 		default:
 			if wt == 4 {
@@ -417,7 +418,7 @@ func (d *pbDec) value(i, end int, cur jsValue, path string, depth int) (jsValue,
 }
 
 // list decodes a google.protobuf.ListValue, appending to a.
-func (d *pbDec) list(i, end int, a []jsValue, path string, depth int) ([]jsValue, error) {
+func (d *pbDec) list(i, end int, a []any, path string, depth int) ([]any, error) {
 	for i < end {
 		num, wt, next, err := d.tag(i, end)
 		if err != nil {
@@ -438,11 +439,11 @@ func (d *pbDec) list(i, end int, a []jsValue, path string, depth int) ([]jsValue
 			return a, err
 		}
 		ep := path + "/" + strconv.Itoa(len(a))
-		v, err := d.value(s, e, jsUndef, ep, depth+1)
+		v, err := d.value(s, e, jsvalue.Undef, ep, depth+1)
 		if err != nil {
 			return a, err
 		}
-		if !v.defined() {
+		if !defined(v) {
 			d.lose(ep, "a google.protobuf.Value of no kind in a list reads as null")
 		}
 		a = append(a, v)
@@ -452,7 +453,7 @@ func (d *pbDec) list(i, end int, a []jsValue, path string, depth int) ([]jsValue
 }
 
 // structFields decodes a google.protobuf.Struct's entries into o.
-func (d *pbDec) structFields(i, end int, o *jsObj, path string, depth int) error {
+func (d *pbDec) structFields(i, end int, o *jsvalue.Object, path string, depth int) error {
 	for i < end {
 		num, wt, next, err := d.tag(i, end)
 		if err != nil {
@@ -508,21 +509,21 @@ func (d *pbDec) structFields(i, end int, o *jsObj, path string, depth int) error
 		if unknown != 0 {
 			d.lose(kp, fmt.Sprintf("unknown field %d of a google.protobuf.Struct entry dropped", unknown))
 		}
-		val := jsUndef
+		var val any = jsvalue.Undef
 		for _, sp := range vals {
 			if val, err = d.value(sp[0], sp[1], val, kp, depth+1); err != nil {
 				return err
 			}
 		}
 		switch {
-		case !val.defined():
+		case !defined(val):
 			d.lose(kp, "a Struct entry whose Value has no kind is dropped")
 		case key == "__proto__":
 			// The reference assigns entries to a plain object, where this
 			// key sets the prototype instead of a property.
 			d.lose(kp, `the key "__proto__" is dropped by the reference decoder`)
 		default:
-			o.set(key, val)
+			o.Set(key, val)
 		}
 		i = e
 	}

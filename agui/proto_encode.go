@@ -6,6 +6,8 @@ import (
 	"strings"
 
 	"google.golang.org/protobuf/encoding/protowire"
+
+	"github.com/aguitest/aguitest/internal/jsvalue"
 )
 
 // Encoding follows @ag-ui/proto's encode for events that @ag-ui/core's
@@ -17,58 +19,58 @@ import (
 // it by decoding the result and comparing.
 
 // encodeProtoJS encodes the event object o of type t as an envelope.
-func encodeProtoJS(t EventType, o *jsObj) []byte {
+func encodeProtoJS(t EventType, o *jsvalue.Object) []byte {
 	arm := pbArmByType[t]
 	payload := appendMessage(nil, arm.msg, toWire(t, o))
 	b := protowire.AppendTag(make([]byte, 0, len(payload)+6), protowire.Number(arm.num), protowire.BytesType)
 	return protowire.AppendBytes(b, payload)
 }
 
-func appendMessage(b []byte, m *pbMessageType, o *jsObj) []byte {
+func appendMessage(b []byte, m *pbMessageType, o *jsvalue.Object) []byte {
 	for i := range m.fields {
 		f := &m.fields[i]
-		v := o.get(f.name)
+		v := o.Get(f.name)
 		num := protowire.Number(f.num)
 		switch f.kind {
 		case pbString:
 			if f.rep {
 				for _, x := range arrayOf(v) {
-					if x.kind == pjString {
-						b = protowire.AppendString(protowire.AppendTag(b, num, protowire.BytesType), x.str)
+					if isStr(x) {
+						b = protowire.AppendString(protowire.AppendTag(b, num, protowire.BytesType), strOf(x))
 					}
 				}
-			} else if v.kind == pjString && (f.opt || v.str != "") {
-				b = protowire.AppendString(protowire.AppendTag(b, num, protowire.BytesType), v.str)
+			} else if isStr(v) && (f.opt || strOf(v) != "") {
+				b = protowire.AppendString(protowire.AppendTag(b, num, protowire.BytesType), strOf(v))
 			}
 		case pbBool:
-			if v.kind == pjBool {
-				b = protowire.AppendVarint(protowire.AppendTag(b, num, protowire.VarintType), protowire.EncodeBool(v.b))
+			if isBool(v) {
+				b = protowire.AppendVarint(protowire.AppendTag(b, num, protowire.VarintType), protowire.EncodeBool(boolOf(v)))
 			}
 		case pbEnum:
-			if v.kind == pjNumber && v.num != 0 {
-				b = protowire.AppendVarint(protowire.AppendTag(b, num, protowire.VarintType), uint64(int64(v.num)))
+			if isNum(v) && numOf(v) != 0 {
+				b = protowire.AppendVarint(protowire.AppendTag(b, num, protowire.VarintType), uint64(int64(numOf(v))))
 			}
 		case pbInt64:
-			if v.kind == pjNumber && v.num == math.Trunc(v.num) && math.Abs(v.num) <= maxSafeInt {
-				b = protowire.AppendVarint(protowire.AppendTag(b, num, protowire.VarintType), uint64(int64(v.num)))
+			if isNum(v) && numOf(v) == math.Trunc(numOf(v)) && math.Abs(numOf(v)) <= maxSafeInt {
+				b = protowire.AppendVarint(protowire.AppendTag(b, num, protowire.VarintType), uint64(int64(numOf(v))))
 			}
 		case pbValue:
-			if v.defined() && (v.kind != pjNull || !f.nullOK) {
+			if defined(v) && (v != nil || !f.nullOK) {
 				b = appendNested(b, num, appendValue(nil, v))
 			}
 		case pbStruct:
-			if v.kind == pjObject {
-				b = appendNested(b, num, appendStruct(nil, v.obj))
+			if isObj(v) {
+				b = appendNested(b, num, appendStruct(nil, objOf(v)))
 			}
 		case pbMessage:
 			if f.rep {
 				for _, x := range arrayOf(v) {
-					if x.kind == pjObject {
-						b = appendNested(b, num, appendMessage(nil, f.msg, x.obj))
+					if isObj(x) {
+						b = appendNested(b, num, appendMessage(nil, f.msg, objOf(x)))
 					}
 				}
-			} else if v.kind == pjObject {
-				b = appendNested(b, num, appendMessage(nil, f.msg, v.obj))
+			} else if isObj(v) {
+				b = appendNested(b, num, appendMessage(nil, f.msg, objOf(v)))
 			}
 		}
 	}
@@ -80,22 +82,22 @@ func appendNested(b []byte, num protowire.Number, payload []byte) []byte {
 }
 
 // appendValue writes v as a google.protobuf.Value (Value.wrap).
-func appendValue(b []byte, v jsValue) []byte {
-	switch v.kind {
-	case pjNull:
+func appendValue(b []byte, v any) []byte {
+	switch x := v.(type) {
+	case nil:
 		return protowire.AppendVarint(protowire.AppendTag(b, 1, protowire.VarintType), 0)
-	case pjNumber:
+	case float64:
 		b = protowire.AppendTag(b, 2, protowire.Fixed64Type)
-		return binary.LittleEndian.AppendUint64(b, math.Float64bits(v.num))
-	case pjString:
-		return protowire.AppendString(protowire.AppendTag(b, 3, protowire.BytesType), v.str)
-	case pjBool:
-		return protowire.AppendVarint(protowire.AppendTag(b, 4, protowire.VarintType), protowire.EncodeBool(v.b))
-	case pjObject:
-		return appendNested(b, 5, appendStruct(nil, v.obj))
-	case pjArray:
+		return binary.LittleEndian.AppendUint64(b, math.Float64bits(x))
+	case string:
+		return protowire.AppendString(protowire.AppendTag(b, 3, protowire.BytesType), x)
+	case bool:
+		return protowire.AppendVarint(protowire.AppendTag(b, 4, protowire.VarintType), protowire.EncodeBool(x))
+	case *jsvalue.Object:
+		return appendNested(b, 5, appendStruct(nil, x))
+	case *jsvalue.Array:
 		var l []byte
-		for _, x := range v.arr.v {
+		for _, x := range x.Elems {
 			l = appendNested(l, 1, appendValue(nil, x))
 		}
 		return appendNested(b, 6, l)
@@ -105,10 +107,10 @@ func appendValue(b []byte, v jsValue) []byte {
 
 // appendStruct writes o as a google.protobuf.Struct, its entries in
 // JavaScript's key order.
-func appendStruct(b []byte, o *jsObj) []byte {
-	for i, k := range o.keys {
-		v := o.vals[i]
-		if !v.defined() || k == "__proto__" {
+func appendStruct(b []byte, o *jsvalue.Object) []byte {
+	for _, k := range o.Keys() {
+		v := o.Get(k)
+		if !defined(v) || k == "__proto__" {
 			continue
 		}
 		var e []byte
@@ -122,112 +124,97 @@ func appendStruct(b []byte, o *jsObj) []byte {
 }
 
 // normalizeMetadata keeps an object and drops anything else.
-func normalizeMetadata(v jsValue) jsValue {
-	if v.kind == pjObject {
+func normalizeMetadata(v any) any {
+	if isObj(v) {
 		return v
 	}
-	return jsUndef
+	return jsvalue.Undef
 }
 
-func objOrEmpty(v jsValue) *jsObj {
-	if v.kind == pjObject {
-		return v.obj
+func objOrEmpty(v any) *jsvalue.Object {
+	if isObj(v) {
+		return objOf(v)
 	}
-	return &jsObj{}
+	return jsvalue.NewObject()
 }
 
-func cloneObj(o *jsObj) *jsObj {
-	return &jsObj{keys: append([]string(nil), o.keys...), vals: append([]jsValue(nil), o.vals...), nIdx: o.nIdx}
-}
-
-// truthy is JavaScript's truthiness of a JSON value.
-func truthy(v jsValue) bool {
-	switch v.kind {
-	case pjUndefined, pjNull:
-		return false
-	case pjBool:
-		return v.b
-	case pjNumber:
-		return v.num != 0 && !math.IsNaN(v.num)
-	case pjString:
-		return v.str != ""
-	}
-	return true
+func cloneObj(o *jsvalue.Object) *jsvalue.Object {
+	return o.Spread()
 }
 
 // toWire rewrites an event into its envelope arm's message.
-func toWire(t EventType, ev *jsObj) *jsObj {
-	w := &jsObj{}
-	base := &jsObj{}
-	base.set("type", jsNum(float64(pbEnumByType[t])))
-	base.set("timestamp", ev.get("timestamp"))
-	base.set("rawEvent", ev.get("rawEvent"))
-	base.set("metadata", normalizeMetadata(ev.get("metadata")))
-	w.set("baseEvent", jsObjVal(base))
-	for i, k := range ev.keys {
+func toWire(t EventType, ev *jsvalue.Object) *jsvalue.Object {
+	w := jsvalue.NewObject()
+	base := jsvalue.NewObject()
+	base.Set("type", float64(pbEnumByType[t]))
+	base.Set("timestamp", ev.Get("timestamp"))
+	base.Set("rawEvent", ev.Get("rawEvent"))
+	base.Set("metadata", normalizeMetadata(ev.Get("metadata")))
+	w.Set("baseEvent", base)
+	for _, k := range ev.Keys() {
 		switch k {
 		case "type", "timestamp", "rawEvent", "metadata", "baseEvent":
 		default:
-			w.set(k, ev.vals[i])
+			w.Set(k, ev.Get(k))
 		}
 	}
 	switch t {
 	case MessagesSnapshot:
-		var msgs []jsValue
-		for _, m := range arrayOf(ev.get("messages")) {
-			msgs = append(msgs, jsObjVal(toWireMessage(m)))
+		var msgs []any
+		for _, m := range arrayOf(ev.Get("messages")) {
+			msgs = append(msgs, toWireMessage(m))
 		}
-		w.set("messages", jsArrVal(msgs))
+		w.Set("messages", newArray(msgs))
 	case RunFinished:
-		oc := ev.get("outcome")
-		w.set("pendingToolCallIds", jsArrVal(nil))
-		w.set("interrupts", jsArrVal(nil))
-		ty := jsUndef
-		if oc.kind == pjObject {
-			ty = oc.obj.get("type")
+		oc := ev.Get("outcome")
+		w.Set("pendingToolCallIds", newArray(nil))
+		w.Set("interrupts", newArray(nil))
+		var ty any = jsvalue.Undef
+		if isObj(oc) {
+			ty = objOf(oc).Get("type")
 		}
 		switch {
-		case !oc.defined() || oc.kind == pjNull:
-			w.set("outcome", jsStr(""))
-		case ty.kind == pjString && ty.str == "success":
-			w.set("outcome", ty)
-			w.set("pendingToolCallIds", oc.obj.get("pendingToolCallIds"))
-		case ty.kind == pjString && ty.str == "interrupt":
-			w.set("outcome", ty)
-			w.set("interrupts", oc.obj.get("interrupts"))
-		case ty.kind == pjString:
-			w.set("outcome", ty)
+		case !defined(oc) || oc == nil:
+			w.Set("outcome", "")
+		case isStr(ty) && strOf(ty) == "success":
+			w.Set("outcome", ty)
+			w.Set("pendingToolCallIds", objOf(oc).Get("pendingToolCallIds"))
+		case isStr(ty) && strOf(ty) == "interrupt":
+			w.Set("outcome", ty)
+			w.Set("interrupts", objOf(oc).Get("interrupts"))
+		case isStr(ty):
+			w.Set("outcome", ty)
 		default:
-			w.set("outcome", jsStr(""))
+			w.Set("outcome", "")
 		}
 	case SubagentFinished:
-		oc := ev.get("outcome")
-		w.set("interruptIds", jsArrVal(nil))
-		ty := jsUndef
-		if oc.kind == pjObject {
-			ty = oc.obj.get("type")
+		oc := ev.Get("outcome")
+		w.Set("interruptIds", newArray(nil))
+		var ty any = jsvalue.Undef
+		if isObj(oc) {
+			ty = objOf(oc).Get("type")
 		}
 		switch {
-		case ty.kind == pjString && ty.str == "suspended":
-			w.set("outcome", ty)
-			w.set("interruptIds", oc.obj.get("interruptIds"))
-		case ty.kind == pjString:
-			w.set("outcome", ty)
+		case isStr(ty) && strOf(ty) == "suspended":
+			w.Set("outcome", ty)
+			w.Set("interruptIds", objOf(oc).Get("interruptIds"))
+		case isStr(ty):
+			w.Set("outcome", ty)
 		default:
-			w.set("outcome", jsStr(""))
+			w.Set("outcome", "")
 		}
 	case StateDelta, ActivityDelta:
 		key := "delta"
 		if t == ActivityDelta {
 			key = "patch"
 		}
-		var ops []jsValue
-		for _, op := range arrayOf(ev.get(key)) {
-			if op.kind != pjObject || op.obj.get("op").kind != pjString {
+		var ops []any
+		for _, op := range arrayOf(ev.Get(key)) {
+			if !isObj(op) || !isStr(objOf(op).Get("op")) {
 				continue // the reference fails on it
 			}
 			n := -1
-			up := strings.ToUpper(op.obj.get("op").str)
+			up := strings.ToUpper(strOf(objOf(op).Get("op")))
 			for i, name := range pbPatchOps {
 				if strings.ToUpper(name) == up {
 					n = i
@@ -236,170 +223,170 @@ func toWire(t EventType, ev *jsObj) *jsObj {
 			if n < 0 {
 				continue // no enum value: the reference fails on it
 			}
-			c := cloneObj(op.obj)
-			c.set("op", jsNum(float64(n)))
-			ops = append(ops, jsObjVal(c))
+			c := cloneObj(objOf(op))
+			c.Set("op", float64(n))
+			ops = append(ops, c)
 		}
-		w.set(key, jsArrVal(ops))
+		w.Set(key, newArray(ops))
 	case ToolCallResult:
-		if c := ev.get("content"); c.kind == pjArray {
-			w.set("contentParts", jsArrVal(toWireParts(c)))
-			w.set("content", jsUndef)
+		if c := ev.Get("content"); isArr(c) {
+			w.Set("contentParts", newArray(toWireParts(c)))
+			w.Set("content", jsvalue.Undef)
 		}
 	case RunStarted:
-		if in := ev.get("input"); in.kind == pjObject {
-			w.set("input", jsObjVal(toWireInput(in.obj)))
+		if in := ev.Get("input"); isObj(in) {
+			w.Set("input", toWireInput(objOf(in)))
 		} else {
-			w.set("input", jsUndef)
+			w.Set("input", jsvalue.Undef)
 		}
 	}
 	return w
 }
 
-func toWireMessage(v jsValue) *jsObj {
+func toWireMessage(v any) *jsvalue.Object {
 	m := objOrEmpty(v)
 	w := cloneObj(m)
-	w.set("contentParts", jsArrVal(nil))
-	w.set("metadata", normalizeMetadata(m.get("metadata")))
-	var calls []jsValue
-	for _, c := range arrayOf(m.get("toolCalls")) {
+	w.Set("contentParts", newArray(nil))
+	w.Set("metadata", normalizeMetadata(m.Get("metadata")))
+	var calls []any
+	for _, c := range arrayOf(m.Get("toolCalls")) {
 		cc := cloneObj(objOrEmpty(c))
-		cc.set("metadata", normalizeMetadata(cc.get("metadata")))
-		calls = append(calls, jsObjVal(cc))
+		cc.Set("metadata", normalizeMetadata(cc.Get("metadata")))
+		calls = append(calls, cc)
 	}
-	w.set("toolCalls", jsArrVal(calls))
-	if c := m.get("content"); c.kind == pjArray {
-		w.set("contentParts", jsArrVal(toWireParts(c)))
-		w.set("content", jsUndef)
-	} else if r := m.get("role"); r.kind == pjString && r.str == "activity" {
+	w.Set("toolCalls", newArray(calls))
+	if c := m.Get("content"); isArr(c) {
+		w.Set("contentParts", newArray(toWireParts(c)))
+		w.Set("content", jsvalue.Undef)
+	} else if r := m.Get("role"); isStr(r) && strOf(r) == "activity" {
 		ac := normalizeMetadata(c)
-		if !ac.defined() {
-			ac = jsObjVal(&jsObj{})
+		if !defined(ac) {
+			ac = jsvalue.NewObject()
 		}
-		w.set("activityContent", ac)
-		w.set("content", jsUndef)
+		w.Set("activityContent", ac)
+		w.Set("content", jsvalue.Undef)
 	}
 	return w
 }
 
-func toWireParts(c jsValue) []jsValue {
-	var parts []jsValue
+func toWireParts(c any) []any {
+	var parts []any
 	for _, p := range arrayOf(c) {
 		if q := toWirePart(p); q != nil {
-			parts = append(parts, jsObjVal(q))
+			parts = append(parts, q)
 		}
 	}
 	return parts
 }
 
-func one(k string, v *jsObj) *jsObj {
-	o := &jsObj{}
-	o.set(k, jsObjVal(v))
+func one(k string, v *jsvalue.Object) *jsvalue.Object {
+	o := jsvalue.NewObject()
+	o.Set(k, v)
 	return o
 }
 
-func toWirePart(v jsValue) *jsObj {
-	if v.kind != pjObject {
+func toWirePart(v any) *jsvalue.Object {
+	if !isObj(v) {
 		return nil
 	}
-	p := v.obj
-	ty := p.get("type")
-	if ty.kind != pjString {
+	p := objOf(v)
+	ty := p.Get("type")
+	if !isStr(ty) {
 		return nil
 	}
-	switch ty.str {
+	switch strOf(ty) {
 	case "text":
-		o := &jsObj{}
-		o.set("id", p.get("id"))
-		o.set("text", p.get("text"))
-		o.set("metadata", p.get("metadata"))
+		o := jsvalue.NewObject()
+		o.Set("id", p.Get("id"))
+		o.Set("text", p.Get("text"))
+		o.Set("metadata", p.Get("metadata"))
 		return one("text", o)
 	case "image", "audio", "video", "document":
-		o := &jsObj{}
-		o.set("id", p.get("id"))
-		if s := toWireSource(p.get("source")); s != nil {
-			o.set("source", jsObjVal(s))
+		o := jsvalue.NewObject()
+		o.Set("id", p.Get("id"))
+		if s := toWireSource(p.Get("source")); s != nil {
+			o.Set("source", s)
 		}
-		o.set("metadata", p.get("metadata"))
-		return one(ty.str, o)
+		o.Set("metadata", p.Get("metadata"))
+		return one(strOf(ty), o)
 	case "binary":
 		// The retired binary part travels as a document part with marker
 		// metadata.
-		var src *jsObj
-		mime := p.get("mimeType")
+		var src *jsvalue.Object
+		mime := p.Get("mimeType")
 		switch {
-		case truthy(p.get("data")):
-			src = one("data", sourceArm(p.get("data"), mime))
-		case truthy(p.get("url")):
-			src = one("url", sourceArm(p.get("url"), mime))
-		case truthy(p.get("id")):
-			src = one("url", sourceArm(p.get("id"), mime))
+		case jsvalue.Truthy(p.Get("data")):
+			src = one("data", sourceArm(p.Get("data"), mime))
+		case jsvalue.Truthy(p.Get("url")):
+			src = one("url", sourceArm(p.Get("url"), mime))
+		case jsvalue.Truthy(p.Get("id")):
+			src = one("url", sourceArm(p.Get("id"), mime))
 		default:
 			return nil
 		}
-		md := &jsObj{}
-		md.set("legacyBinary", jsBoolean(true))
-		md.set("filename", p.get("filename"))
-		md.set("id", p.get("id"))
-		o := &jsObj{}
-		o.set("source", jsObjVal(src))
-		o.set("metadata", jsObjVal(md))
+		md := jsvalue.NewObject()
+		md.Set("legacyBinary", true)
+		md.Set("filename", p.Get("filename"))
+		md.Set("id", p.Get("id"))
+		o := jsvalue.NewObject()
+		o.Set("source", src)
+		o.Set("metadata", md)
 		return one("document", o)
 	}
 	return nil
 }
 
-func sourceArm(value, mime jsValue) *jsObj {
-	o := &jsObj{}
-	o.set("value", value)
-	o.set("mimeType", mime)
+func sourceArm(value, mime any) *jsvalue.Object {
+	o := jsvalue.NewObject()
+	o.Set("value", value)
+	o.Set("mimeType", mime)
 	return o
 }
 
-func toWireSource(v jsValue) *jsObj {
-	if v.kind != pjObject {
+func toWireSource(v any) *jsvalue.Object {
+	if !isObj(v) {
 		return nil
 	}
-	s := v.obj
-	ty := s.get("type")
-	if ty.kind != pjString {
+	s := objOf(v)
+	ty := s.Get("type")
+	if !isStr(ty) {
 		return nil
 	}
-	switch ty.str {
+	switch strOf(ty) {
 	case "data", "url":
-		return one(ty.str, sourceArm(s.get("value"), s.get("mimeType")))
+		return one(strOf(ty), sourceArm(s.Get("value"), s.Get("mimeType")))
 	case "file":
-		o := sourceArm(s.get("value"), s.get("mimeType"))
-		o.set("provider", s.get("provider"))
+		o := sourceArm(s.Get("value"), s.Get("mimeType"))
+		o.Set("provider", s.Get("provider"))
 		return one("file", o)
 	}
 	return nil
 }
 
-func toWireInput(in *jsObj) *jsObj {
-	w := &jsObj{}
+func toWireInput(in *jsvalue.Object) *jsvalue.Object {
+	w := jsvalue.NewObject()
 	for _, k := range []string{"threadId", "runId", "protocolVersion", "parentRunId", "state", "forwardedProps"} {
-		w.set(k, in.get(k))
+		w.Set(k, in.Get(k))
 	}
-	var msgs, tools, resume []jsValue
-	for _, m := range arrayOf(in.get("messages")) {
-		msgs = append(msgs, jsObjVal(toWireMessage(m)))
+	var msgs, tools, resume []any
+	for _, m := range arrayOf(in.Get("messages")) {
+		msgs = append(msgs, toWireMessage(m))
 	}
-	for _, t := range arrayOf(in.get("tools")) {
-		tools = append(tools, jsObjVal(withMetadata(t)))
+	for _, t := range arrayOf(in.Get("tools")) {
+		tools = append(tools, withMetadata(t))
 	}
-	for _, r := range arrayOf(in.get("resume")) {
-		resume = append(resume, jsObjVal(withMetadata(r)))
+	for _, r := range arrayOf(in.Get("resume")) {
+		resume = append(resume, withMetadata(r))
 	}
-	w.set("messages", jsArrVal(msgs))
-	w.set("tools", jsArrVal(tools))
-	w.set("context", in.get("context"))
-	w.set("resume", jsArrVal(resume))
+	w.Set("messages", newArray(msgs))
+	w.Set("tools", newArray(tools))
+	w.Set("context", in.Get("context"))
+	w.Set("resume", newArray(resume))
 	return w
 }
 
-func withMetadata(v jsValue) *jsObj {
+func withMetadata(v any) *jsvalue.Object {
 	o := cloneObj(objOrEmpty(v))
-	o.set("metadata", normalizeMetadata(o.get("metadata")))
+	o.Set("metadata", normalizeMetadata(o.Get("metadata")))
 	return o
 }
