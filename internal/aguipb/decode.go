@@ -1,4 +1,4 @@
-package agui
+package aguipb
 
 import (
 	"encoding/binary"
@@ -9,6 +9,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/aguitest/aguitest/internal/jsonpointer"
+	"github.com/aguitest/aguitest/internal/jsonx"
 	"github.com/aguitest/aguitest/internal/jsvalue"
 )
 
@@ -19,20 +20,20 @@ import (
 // reference rewrites it (key order included). What that JSON form cannot
 // carry is listed as a Loss.
 
-// errFutureEvent marks a frame that names only envelope arms this version
+// ErrFutureEvent marks a frame that names only envelope arms this version
 // does not know: an event of a later protocol version, which the reference
 // client drops with a warning.
-var errFutureEvent = errors.New("the frame holds an event of a later protocol version")
+var ErrFutureEvent = errors.New("the frame holds an event of a later protocol version")
 
 // pbError is malformed protobuf at a byte offset of the frame.
 type pbError struct {
-	off int
-	msg string
+	off    int
+	reason string
 }
 
 // Error says where the frame is malformed and how.
 func (e *pbError) Error() string {
-	return fmt.Sprintf("malformed protobuf at byte %d: %s", e.off, e.msg)
+	return fmt.Sprintf("malformed protobuf at byte %d: %s", e.off, e.reason)
 }
 
 // pbDec decodes one frame.
@@ -42,7 +43,7 @@ type pbDec struct {
 }
 
 func (d *pbDec) fail(off int, format string, args ...any) error {
-	return &pbError{off: off, msg: fmt.Sprintf(format, args...)}
+	return &pbError{off: off, reason: fmt.Sprintf(format, args...)}
 }
 
 func (d *pbDec) lose(path, reason string) {
@@ -173,37 +174,37 @@ func (d *pbDec) skip(num, wt, i, end, depth int) (int, error) {
 // newObject makes a message's object as the reference's decoder creates
 // it: every field in declaration order, scalars at their zero value,
 // repeated fields empty, the rest undefined.
-func newObject(m *pbMessageType) *jsvalue.Object {
+func newObject(m *MessageType) *jsvalue.Object {
 	o := jsvalue.NewObject()
-	for _, f := range m.fields {
+	for _, f := range m.Fields {
 		switch {
-		case f.rep:
-			o.Set(f.name, newArray(nil))
-		case f.opt || f.kind >= pbValue:
-			o.Set(f.name, jsvalue.Undef)
-		case f.kind == pbString:
-			o.Set(f.name, "")
-		case f.kind == pbBool:
-			o.Set(f.name, false)
+		case f.Rep:
+			o.Set(f.Name, newArray(nil))
+		case f.Opt || f.Kind >= KindValue:
+			o.Set(f.Name, jsvalue.Undef)
+		case f.Kind == KindString:
+			o.Set(f.Name, "")
+		case f.Kind == KindBool:
+			o.Set(f.Name, false)
 		default:
-			o.Set(f.name, 0.0)
+			o.Set(f.Name, 0.0)
 		}
 	}
 	return o
 }
 
-func wireTypeOf(f *pbField) int {
-	switch f.kind {
-	case pbBool, pbInt64, pbEnum:
+func wireTypeOf(f *Field) int {
+	switch f.Kind {
+	case KindBool, KindInt64, KindEnum:
 		return 0
 	}
 	return 2
 }
 
 // message decodes data[i:end] into o, merging with what o holds.
-func (d *pbDec) message(i, end int, m *pbMessageType, o *jsvalue.Object, path string, depth int) error {
-	if depth > MaxDepth {
-		return d.fail(i, "messages nested deeper than %d", MaxDepth)
+func (d *pbDec) message(i, end int, m *MessageType, o *jsvalue.Object, path string, depth int) error {
+	if depth > jsonx.MaxDepth {
+		return d.fail(i, "messages nested deeper than %d", jsonx.MaxDepth)
 	}
 	armSeen := 0
 	for i < end {
@@ -211,7 +212,7 @@ func (d *pbDec) message(i, end int, m *pbMessageType, o *jsvalue.Object, path st
 		if err != nil {
 			return err
 		}
-		f := m.byNum[num]
+		f := m.ByNum[num]
 		if f == nil || wt != wireTypeOf(f) {
 			if wt == 4 {
 				return d.fail(i, "an end-group tag with no group open")
@@ -221,54 +222,54 @@ func (d *pbDec) message(i, end int, m *pbMessageType, o *jsvalue.Object, path st
 				return err
 			}
 			if f == nil {
-				d.lose(path+"/#"+strconv.Itoa(num), fmt.Sprintf("unknown field %d of %s (wire type %d) dropped", num, m.name, wt))
+				d.lose(path+"/#"+strconv.Itoa(num), fmt.Sprintf("unknown field %d of %s (wire type %d) dropped", num, m.Name, wt))
 			} else {
-				d.lose(path+"/"+f.name, fmt.Sprintf("field %d of %s sent with wire type %d, not %d, at byte %d: dropped", num, m.name, wt, wireTypeOf(f), at))
+				d.lose(path+"/"+f.Name, fmt.Sprintf("field %d of %s sent with wire type %d, not %d, at byte %d: dropped", num, m.Name, wt, wireTypeOf(f), at))
 			}
 			continue
 		}
-		fpath := path + "/" + f.name
-		k := f.name
-		switch f.kind {
-		case pbString:
+		fpath := path + "/" + f.Name
+		k := f.Name
+		switch f.Kind {
+		case KindString:
 			s, e, err := d.bytesAt(next, end)
 			if err != nil {
 				return err
 			}
 			v := d.text(s, e, fpath)
-			if f.rep {
+			if f.Rep {
 				a := arrOf(o.Get(k))
 				a.Elems = append(a.Elems, v)
 			} else {
 				o.Set(k, v)
 			}
 			i = e
-		case pbBool:
+		case KindBool:
 			v, n, err := d.varint(next, end)
 			if err != nil {
 				return err
 			}
 			o.Set(k, v != 0)
 			i = n
-		case pbEnum:
+		case KindEnum:
 			v, n, err := d.varint(next, end)
 			if err != nil {
 				return err
 			}
 			o.Set(k, float64(int32(uint32(v))))
 			i = n
-		case pbInt64:
+		case KindInt64:
 			v, n, err := d.varint(next, end)
 			if err != nil {
 				return err
 			}
 			x := int64(v)
-			if x > maxSafeInt || x < -maxSafeInt {
-				return d.fail(next, "%s %d is beyond JavaScript's safe integers (the reference client fails the stream)", f.name, x)
+			if x > MaxSafeInt || x < -MaxSafeInt {
+				return d.fail(next, "%s %d is beyond JavaScript's safe integers (the reference client fails the stream)", f.Name, x)
 			}
 			o.Set(k, float64(x))
 			i = n
-		case pbValue:
+		case KindValue:
 			s, e, err := d.bytesAt(next, end)
 			if err != nil {
 				return err
@@ -282,7 +283,7 @@ func (d *pbDec) message(i, end int, m *pbMessageType, o *jsvalue.Object, path st
 			}
 			o.Set(k, v)
 			i = e
-		case pbStruct:
+		case KindStruct:
 			s, e, err := d.bytesAt(next, end)
 			if err != nil {
 				return err
@@ -296,28 +297,28 @@ func (d *pbDec) message(i, end int, m *pbMessageType, o *jsvalue.Object, path st
 			}
 			o.Set(k, so)
 			i = e
-		case pbMessage:
+		case KindMessage:
 			s, e, err := d.bytesAt(next, end)
 			if err != nil {
 				return err
 			}
-			if f.oneof {
+			if f.Oneof {
 				// Two arms in one occurrence is what the reference rejects;
 				// across occurrences the last arm wins.
 				if armSeen != 0 && armSeen != num {
-					return d.fail(i, "%s carries two kinds (fields %d and %d)", m.name, armSeen, num)
+					return d.fail(i, "%s carries two kinds (fields %d and %d)", m.Name, armSeen, num)
 				}
 				armSeen = num
-				for j := range m.fields {
-					if g := &m.fields[j]; g.oneof && g.num != num && defined(o.Get(g.name)) {
-						o.Set(g.name, jsvalue.Undef)
-						d.lose(path+"/"+g.name, fmt.Sprintf("replaced by a later %s (the last kind of a oneof wins)", f.name))
+				for j := range m.Fields {
+					if g := &m.Fields[j]; g.Oneof && g.Num != num && defined(o.Get(g.Name)) {
+						o.Set(g.Name, jsvalue.Undef)
+						d.lose(path+"/"+g.Name, fmt.Sprintf("replaced by a later %s (the last kind of a oneof wins)", f.Name))
 					}
 				}
 			}
-			if f.rep {
-				so := newObject(f.msg)
-				if err := d.message(s, e, f.msg, so, fpath+"/"+strconv.Itoa(len(arrOf(o.Get(k)).Elems)), depth+1); err != nil {
+			if f.Rep {
+				so := newObject(f.Msg)
+				if err := d.message(s, e, f.Msg, so, fpath+"/"+strconv.Itoa(len(arrOf(o.Get(k)).Elems)), depth+1); err != nil {
 					return err
 				}
 				a := arrOf(o.Get(k))
@@ -325,9 +326,9 @@ func (d *pbDec) message(i, end int, m *pbMessageType, o *jsvalue.Object, path st
 			} else {
 				so := objOf(o.Get(k))
 				if !defined(o.Get(k)) {
-					so = newObject(f.msg)
+					so = newObject(f.Msg)
 				}
-				if err := d.message(s, e, f.msg, so, fpath, depth+1); err != nil {
+				if err := d.message(s, e, f.Msg, so, fpath, depth+1); err != nil {
 					return err
 				}
 				o.Set(k, so)
@@ -346,14 +347,14 @@ func (d *pbDec) text(s, e int, path string) string {
 		return string(b)
 	}
 	d.lose(path, "invalid UTF-8 replaced by U+FFFD")
-	return string(toWellFormed(b))
+	return string(jsonx.ToWellFormed(b))
 }
 
 // value decodes a google.protobuf.Value into what Value.unwrap gives,
 // merging with cur: the last kind wins, structs merge, lists append.
 func (d *pbDec) value(i, end int, cur any, path string, depth int) (any, error) {
-	if depth > MaxDepth {
-		return jsvalue.Undef, d.fail(i, "values nested deeper than %d", MaxDepth)
+	if depth > jsonx.MaxDepth {
+		return jsvalue.Undef, d.fail(i, "values nested deeper than %d", jsonx.MaxDepth)
 	}
 	v := cur
 	for i < end {
@@ -578,7 +579,7 @@ func walkTop(b []byte, envelope bool) (bool, int) {
 			return false, 0
 		}
 		top := len(groups) == 0
-		knownArm := envelope && top && field <= int64(len(pbArms))
+		knownArm := envelope && top && field <= int64(len(Arms))
 		switch wt {
 		case 3:
 			if knownArm {

@@ -1,4 +1,4 @@
-package agui
+package aguipb
 
 import (
 	"fmt"
@@ -12,12 +12,12 @@ import (
 // to the top, outcomes become objects, patch operations get their names,
 // content parts and activity content find their JSON field.
 
-// decodeProtoJS decodes one frame's message into the JSON object the
+// Decode decodes one frame's message into the JSON object the
 // reference decoder produces.
-func decodeProtoJS(data []byte) (*jsvalue.Object, []Loss, error) {
+func Decode(data []byte) (*jsvalue.Object, []Loss, error) {
 	d := &pbDec{data: data}
 	var (
-		arm   *pbArm
+		arm   *Arm
 		o     *jsvalue.Object
 		known int // the known envelope field seen, with any wire type
 	)
@@ -27,22 +27,22 @@ func decodeProtoJS(data []byte) (*jsvalue.Object, []Loss, error) {
 			return nil, d.losses, err
 		}
 		// A group is skipped whatever its number, as the reference skips it.
-		if num <= len(pbArms) && wt != 3 && wt != 4 {
+		if num <= len(Arms) && wt != 3 && wt != 4 {
 			if known != 0 && known != num {
-				return nil, d.losses, d.fail(i, "the frame carries two events (%s and %s)", pbArms[known-1].typ, pbArms[num-1].typ)
+				return nil, d.losses, d.fail(i, "the frame carries two events (%s and %s)", Arms[known-1].Typ, Arms[num-1].Typ)
 			}
 			known = num
 			if wt == 2 {
-				a := &pbArms[num-1]
+				a := &Arms[num-1]
 				s, e, err := d.bytesAt(next, len(data))
 				if err != nil {
 					return nil, d.losses, err
 				}
 				if o == nil {
-					o = newObject(a.msg)
+					o = newObject(a.Msg)
 				}
 				arm = a
-				if err := d.message(s, e, a.msg, o, "", 1); err != nil {
+				if err := d.message(s, e, a.Msg, o, "", 1); err != nil {
 					return nil, d.losses, err
 				}
 				i = e
@@ -55,49 +55,49 @@ func decodeProtoJS(data []byte) (*jsvalue.Object, []Loss, error) {
 		if i, err = d.skip(num, wt, next, len(data), 0); err != nil {
 			return nil, d.losses, err
 		}
-		if num > len(pbArms) {
+		if num > len(Arms) {
 			d.lose("/#"+strconv.Itoa(num), fmt.Sprintf("unknown envelope field %d (wire type %d) dropped", num, wt))
 		}
 	}
 	if o == nil {
 		if known == 0 && namesOnlyFutureArms(data) {
-			return nil, d.losses, errFutureEvent
+			return nil, d.losses, ErrFutureEvent
 		}
 		if known != 0 {
-			return nil, d.losses, fmt.Errorf("the frame's %s event is not a length-delimited message", pbArms[known-1].typ)
+			return nil, d.losses, fmt.Errorf("the frame's %s event is not a length-delimited message", Arms[known-1].Typ)
 		}
 		return nil, d.losses, fmt.Errorf("the frame holds no event")
 	}
 	base := o.Get("baseEvent")
 	if !isObj(base) {
-		return nil, d.losses, fmt.Errorf("the %s event has no base event (field 1)", arm.typ)
+		return nil, d.losses, fmt.Errorf("the %s event has no base event (field 1)", arm.Typ)
 	}
 	declared := "undefined"
-	if n := int(numOf(objOf(base).Get("type"))); n >= 0 && n < len(pbEnumTypes) {
-		declared = string(pbEnumTypes[n])
+	if n := int(numOf(objOf(base).Get("type"))); n >= 0 && n < len(EnumTypes) {
+		declared = string(EnumTypes[n])
 	} else if n == -1 {
 		declared = "UNRECOGNIZED"
 	}
-	if declared != string(arm.typ) {
-		return nil, d.losses, fmt.Errorf("the envelope carries %s but the base event declares %s", arm.typ, declared)
+	if declared != string(arm.Typ) {
+		return nil, d.losses, fmt.Errorf("the envelope carries %s but the base event declares %s", arm.Typ, declared)
 	}
-	o.Set("type", string(arm.typ))
+	o.Set("type", string(arm.Typ))
 	o.Set("timestamp", objOf(base).Get("timestamp"))
 	o.Set("rawEvent", objOf(base).Get("rawEvent"))
 	if md := objOf(base).Get("metadata"); defined(md) {
 		o.Set("metadata", md)
 	}
 	o.Del("baseEvent")
-	if err := d.rewrite(arm.typ, o); err != nil {
+	if err := d.rewrite(arm.Typ, o); err != nil {
 		return nil, d.losses, err
 	}
 	return o, d.losses, nil
 }
 
 // rewrite turns the decoded message into the event's JSON form.
-func (d *pbDec) rewrite(t EventType, o *jsvalue.Object) error {
+func (d *pbDec) rewrite(t string, o *jsvalue.Object) error {
 	switch t {
-	case MessagesSnapshot:
+	case "MESSAGES_SNAPSHOT":
 		for i, m := range arrayOf(o.Get("messages")) {
 			msg, err := d.fromWireMessage(objOf(m), "/messages/"+strconv.Itoa(i))
 			if err != nil {
@@ -105,7 +105,7 @@ func (d *pbDec) rewrite(t EventType, o *jsvalue.Object) error {
 			}
 			arrOf(o.Get("messages")).Elems[i] = msg
 		}
-	case RunFinished:
+	case "RUN_FINISHED":
 		outcome := strOf(o.Get("outcome"))
 		pending, interrupts := o.Get("pendingToolCallIds"), o.Get("interrupts")
 		o.Del("pendingToolCallIds")
@@ -135,7 +135,7 @@ func (d *pbDec) rewrite(t EventType, o *jsvalue.Object) error {
 		if len(arrayOf(o.Get("usage"))) == 0 {
 			o.Del("usage")
 		}
-	case SubagentFinished:
+	case "SUBAGENT_FINISHED":
 		outcome := strOf(o.Get("outcome"))
 		ids := o.Get("interruptIds")
 		o.Del("interruptIds")
@@ -152,9 +152,9 @@ func (d *pbDec) rewrite(t EventType, o *jsvalue.Object) error {
 			}
 			o.Set("outcome", oc)
 		}
-	case StateDelta, ActivityDelta:
+	case "STATE_DELTA", "ACTIVITY_DELTA":
 		key := "delta"
-		if t == ActivityDelta {
+		if t == "ACTIVITY_DELTA" {
 			key = "patch"
 		}
 		for _, op := range arrayOf(o.Get(key)) {
@@ -165,11 +165,11 @@ func (d *pbDec) rewrite(t EventType, o *jsvalue.Object) error {
 			}
 			objOf(op).Set("op", name)
 		}
-	case RunError:
+	case "RUN_ERROR":
 		if len(arrayOf(o.Get("usage"))) == 0 {
 			o.Del("usage")
 		}
-	case ToolCallResult:
+	case "TOOL_CALL_RESULT":
 		parts := arrayOf(o.Get("contentParts"))
 		if defined(o.Get("content")) && len(parts) > 0 {
 			return fmt.Errorf("the TOOL_CALL_RESULT event carries both string content and content parts")
@@ -182,7 +182,7 @@ func (d *pbDec) rewrite(t EventType, o *jsvalue.Object) error {
 			o.Set("content", c)
 		}
 		o.Del("contentParts")
-	case RunStarted:
+	case "RUN_STARTED":
 		if in := o.Get("input"); defined(in) {
 			w, err := d.fromWireInput(objOf(in))
 			if err != nil {

@@ -1,4 +1,4 @@
-package agui
+package aguipb
 
 import (
 	"strconv"
@@ -59,8 +59,8 @@ func appendJSONValue(b []byte, v any) []byte {
 	return append(b, "null"...)
 }
 
-// jsDiff appends a Loss for every place where got differs from want.
-func jsDiff(path string, want, got any, out []Loss) []Loss {
+// Diff appends a Loss for every place where got differs from want.
+func Diff(path string, want, got any, out []Loss) []Loss {
 	if jsvalue.SameJSON(want, got) {
 		return out
 	}
@@ -75,17 +75,17 @@ func jsDiff(path string, want, got any, out []Loss) []Loss {
 		return append(out, Loss{Path: path, Reason: "added as " + jsShort(got)})
 	case wObj && gObj:
 		for _, k := range wo.Keys() {
-			out = jsDiff(path+"/"+jsonpointer.Escape(k), wo.Get(k), go_.Get(k), out)
+			out = Diff(path+"/"+jsonpointer.Escape(k), wo.Get(k), go_.Get(k), out)
 		}
 		for _, k := range go_.Keys() {
 			if _, ok := wo.Own(k); !ok {
-				out = jsDiff(path+"/"+jsonpointer.Escape(k), jsvalue.Undef, go_.Get(k), out)
+				out = Diff(path+"/"+jsonpointer.Escape(k), jsvalue.Undef, go_.Get(k), out)
 			}
 		}
 		return out
 	case wArr && gArr && len(wa.Elems) == len(ga.Elems):
 		for i := range wa.Elems {
-			out = jsDiff(path+"/"+strconv.Itoa(i), wa.Elems[i], ga.Elems[i], out)
+			out = Diff(path+"/"+strconv.Itoa(i), wa.Elems[i], ga.Elems[i], out)
 		}
 		return out
 	}

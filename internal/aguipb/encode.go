@@ -1,4 +1,4 @@
-package agui
+package aguipb
 
 import (
 	"encoding/binary"
@@ -18,59 +18,59 @@ import (
 // What the messages have no place for is not written; MarshalProto finds
 // it by decoding the result and comparing.
 
-// encodeProtoJS encodes the event object o of type t as an envelope.
-func encodeProtoJS(t EventType, o *jsvalue.Object) []byte {
-	arm := pbArmByType[t]
-	payload := appendMessage(nil, arm.msg, toWire(t, o))
-	b := protowire.AppendTag(make([]byte, 0, len(payload)+6), protowire.Number(arm.num), protowire.BytesType)
+// Encode encodes the event object o of type t as an envelope.
+func Encode(t string, o *jsvalue.Object) []byte {
+	arm := ArmByType[t]
+	payload := appendMessage(nil, arm.Msg, toWire(t, o))
+	b := protowire.AppendTag(make([]byte, 0, len(payload)+6), protowire.Number(arm.Num), protowire.BytesType)
 	return protowire.AppendBytes(b, payload)
 }
 
-func appendMessage(b []byte, m *pbMessageType, o *jsvalue.Object) []byte {
-	for i := range m.fields {
-		f := &m.fields[i]
-		v := o.Get(f.name)
-		num := protowire.Number(f.num)
-		switch f.kind {
-		case pbString:
-			if f.rep {
+func appendMessage(b []byte, m *MessageType, o *jsvalue.Object) []byte {
+	for i := range m.Fields {
+		f := &m.Fields[i]
+		v := o.Get(f.Name)
+		num := protowire.Number(f.Num)
+		switch f.Kind {
+		case KindString:
+			if f.Rep {
 				for _, x := range arrayOf(v) {
 					if isStr(x) {
 						b = protowire.AppendString(protowire.AppendTag(b, num, protowire.BytesType), strOf(x))
 					}
 				}
-			} else if isStr(v) && (f.opt || strOf(v) != "") {
+			} else if isStr(v) && (f.Opt || strOf(v) != "") {
 				b = protowire.AppendString(protowire.AppendTag(b, num, protowire.BytesType), strOf(v))
 			}
-		case pbBool:
+		case KindBool:
 			if isBool(v) {
 				b = protowire.AppendVarint(protowire.AppendTag(b, num, protowire.VarintType), protowire.EncodeBool(boolOf(v)))
 			}
-		case pbEnum:
+		case KindEnum:
 			if isNum(v) && numOf(v) != 0 {
 				b = protowire.AppendVarint(protowire.AppendTag(b, num, protowire.VarintType), uint64(int64(numOf(v))))
 			}
-		case pbInt64:
-			if isNum(v) && numOf(v) == math.Trunc(numOf(v)) && math.Abs(numOf(v)) <= maxSafeInt {
+		case KindInt64:
+			if isNum(v) && numOf(v) == math.Trunc(numOf(v)) && math.Abs(numOf(v)) <= MaxSafeInt {
 				b = protowire.AppendVarint(protowire.AppendTag(b, num, protowire.VarintType), uint64(int64(numOf(v))))
 			}
-		case pbValue:
-			if defined(v) && (v != nil || !f.nullOK) {
+		case KindValue:
+			if defined(v) && (v != nil || !f.NullOK) {
 				b = appendNested(b, num, appendValue(nil, v))
 			}
-		case pbStruct:
+		case KindStruct:
 			if isObj(v) {
 				b = appendNested(b, num, appendStruct(nil, objOf(v)))
 			}
-		case pbMessage:
-			if f.rep {
+		case KindMessage:
+			if f.Rep {
 				for _, x := range arrayOf(v) {
 					if isObj(x) {
-						b = appendNested(b, num, appendMessage(nil, f.msg, objOf(x)))
+						b = appendNested(b, num, appendMessage(nil, f.Msg, objOf(x)))
 					}
 				}
 			} else if isObj(v) {
-				b = appendNested(b, num, appendMessage(nil, f.msg, objOf(v)))
+				b = appendNested(b, num, appendMessage(nil, f.Msg, objOf(v)))
 			}
 		}
 	}
@@ -143,10 +143,10 @@ func cloneObj(o *jsvalue.Object) *jsvalue.Object {
 }
 
 // toWire rewrites an event into its envelope arm's message.
-func toWire(t EventType, ev *jsvalue.Object) *jsvalue.Object {
+func toWire(t string, ev *jsvalue.Object) *jsvalue.Object {
 	w := jsvalue.NewObject()
 	base := jsvalue.NewObject()
-	base.Set("type", float64(pbEnumByType[t]))
+	base.Set("type", float64(EnumByType[t]))
 	base.Set("timestamp", ev.Get("timestamp"))
 	base.Set("rawEvent", ev.Get("rawEvent"))
 	base.Set("metadata", normalizeMetadata(ev.Get("metadata")))
@@ -159,13 +159,13 @@ func toWire(t EventType, ev *jsvalue.Object) *jsvalue.Object {
 		}
 	}
 	switch t {
-	case MessagesSnapshot:
+	case "MESSAGES_SNAPSHOT":
 		var msgs []any
 		for _, m := range arrayOf(ev.Get("messages")) {
 			msgs = append(msgs, toWireMessage(m))
 		}
 		w.Set("messages", newArray(msgs))
-	case RunFinished:
+	case "RUN_FINISHED":
 		oc := ev.Get("outcome")
 		w.Set("pendingToolCallIds", newArray(nil))
 		w.Set("interrupts", newArray(nil))
@@ -187,7 +187,7 @@ func toWire(t EventType, ev *jsvalue.Object) *jsvalue.Object {
 		default:
 			w.Set("outcome", "")
 		}
-	case SubagentFinished:
+	case "SUBAGENT_FINISHED":
 		oc := ev.Get("outcome")
 		w.Set("interruptIds", newArray(nil))
 		var ty any = jsvalue.Undef
@@ -203,9 +203,9 @@ func toWire(t EventType, ev *jsvalue.Object) *jsvalue.Object {
 		default:
 			w.Set("outcome", "")
 		}
-	case StateDelta, ActivityDelta:
+	case "STATE_DELTA", "ACTIVITY_DELTA":
 		key := "delta"
-		if t == ActivityDelta {
+		if t == "ACTIVITY_DELTA" {
 			key = "patch"
 		}
 		var ops []any
@@ -228,12 +228,12 @@ func toWire(t EventType, ev *jsvalue.Object) *jsvalue.Object {
 			ops = append(ops, c)
 		}
 		w.Set(key, newArray(ops))
-	case ToolCallResult:
+	case "TOOL_CALL_RESULT":
 		if c := ev.Get("content"); isArr(c) {
 			w.Set("contentParts", newArray(toWireParts(c)))
 			w.Set("content", jsvalue.Undef)
 		}
-	case RunStarted:
+	case "RUN_STARTED":
 		if in := ev.Get("input"); isObj(in) {
 			w.Set("input", toWireInput(objOf(in)))
 		} else {
