@@ -1,0 +1,95 @@
+package agui
+
+import (
+	"encoding/base64"
+	"encoding/json"
+	"go/format"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/aguitest/aguitest/internal/oracle"
+)
+
+// The differential test of the 0.0.59 client profile against HttpAgent of
+// @ag-ui/client 0.0.59 (internal/oracle/v0.0.59, the version CopilotKit's
+// react-core 1.74 and runtime 1.75 pin), on the same bodies as
+// TestClientConformance: the same generators, framings and edge cases.
+
+// runHTTPAgentOf runs HttpAgent of client c on each body.
+func runHTTPAgentOf(t testing.TB, c Client, cases []httpCase) []httpAgentResult {
+	t.Helper()
+	dir := oracle.ClientDir(t, string(c), "the differential test against @ag-ui/client "+string(c))
+	inputs := make([][]byte, len(cases))
+	for i, hc := range cases {
+		b, err := json.Marshal(hc)
+		if err != nil {
+			t.Fatal(err)
+		}
+		inputs[i] = b
+	}
+	return oracle.Run[httpAgentResult](t, dir, oracle.Script(t, "httpagent.mjs"), inputs)
+}
+
+func TestClientConformance0059(t *testing.T) {
+	n := 5000
+	if testing.Short() {
+		n = 500
+	}
+	seed := uint64(clientSeed)
+	if s := os.Getenv("AGUI_CLIENT_SEED"); s != "" {
+		seed, _ = strconv.ParseUint(s, 10, 64)
+		n, _ = strconv.Atoi(os.Getenv("AGUI_CLIENT_N"))
+	}
+	bodies := make([][]byte, n)
+	descs := make([]string, n)
+	cases := make([]httpCase, n)
+	for i := range bodies {
+		bodies[i], descs[i] = genBody(seed, i)
+		cases[i] = httpCase{Body: base64.StdEncoding.EncodeToString(bodies[i])}
+	}
+	results := runHTTPAgentOf(t, ClientV0059, cases)
+	failures, accepted := 0, 0
+	byRule := map[Rule]int{}
+	for i, res := range results {
+		ours, err := clientVerdictOf(ClientV0059, bodies[i])
+		if err != nil {
+			t.Errorf("body %d (%s): aguitest cannot read it: %v\nbody: %s", i, descs[i], err, clipBody(bodies[i]))
+			continue
+		}
+		if res.OK {
+			accepted++
+		} else if ours != nil {
+			byRule[ours.Rule]++
+		}
+		if err := sameVerdict(res, ours); err != nil {
+			failures++
+			if failures <= 15 {
+				t.Errorf("body %d (seed %d; %s): %v\nbody: %s", i, seed, descs[i], err, clipBody(bodies[i]))
+			}
+		}
+	}
+	if failures > 0 {
+		t.Errorf("%d of %d bodies disagree with HttpAgent 0.0.59", failures, n)
+	}
+	t.Logf("%d bodies: HttpAgent 0.0.59 accepts %d, rejects %d; first violations by rule: %v", n, accepted, n-accepted, byRule)
+}
+
+// TestSchema0059Generated regenerates schema0059_gen.go from the npm
+// package and fails when the committed file differs.
+func TestSchema0059Generated(t *testing.T) {
+	dir := oracle.ClientDir(t, string(ClientV0059), "the check of schema0059_gen.go")
+	out, err := exec.Command("node", filepath.Join(dir, "genschema.mjs")).Output()
+	require.NoError(t, err)
+	want, err := format.Source(out)
+	require.NoError(t, err)
+	got, err := os.ReadFile("schema0059_gen.go")
+	require.NoError(t, err)
+	if string(got) != string(want) {
+		t.Errorf("schema0059_gen.go is stale: run go generate ./agui")
+	}
+}
