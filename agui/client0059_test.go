@@ -1,8 +1,12 @@
 package agui
 
 import (
+	"bytes"
 	"encoding/base64"
 	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
 	"go/format"
 	"os"
 	"os/exec"
@@ -53,7 +57,7 @@ func TestClientConformance0059(t *testing.T) {
 		cases[i] = httpCase{Body: base64.StdEncoding.EncodeToString(bodies[i])}
 	}
 	results := runHTTPAgentOf(t, ClientV0059, cases)
-	failures, accepted := 0, 0
+	failures, accepted, viewed := 0, 0, 0
 	byRule := map[Rule]int{}
 	for i, res := range results {
 		ours, err := clientVerdictOf(ClientV0059, bodies[i])
@@ -66,7 +70,14 @@ func TestClientConformance0059(t *testing.T) {
 		} else if ours != nil {
 			byRule[ours.Rule]++
 		}
-		if err := sameVerdict(res, ours); err != nil {
+		err = sameVerdict(res, ours)
+		if err == nil && res.OK {
+			err = sameView(res, NewClientView(ClientV0059, RunAgentInput{}), bodies[i])
+			if err == nil {
+				viewed++
+			}
+		}
+		if err != nil {
 			failures++
 			if failures <= 15 {
 				t.Errorf("body %d (seed %d; %s): %v\nbody: %s", i, seed, descs[i], err, clipBody(bodies[i]))
@@ -76,6 +87,7 @@ func TestClientConformance0059(t *testing.T) {
 	if failures > 0 {
 		t.Errorf("%d of %d bodies disagree with HttpAgent 0.0.59", failures, n)
 	}
+	t.Logf("the view agrees with agent.messages and agent.state on %d accepted bodies", viewed)
 	t.Logf("%d bodies: HttpAgent 0.0.59 accepts %d, rejects %d; first violations by rule: %v", n, accepted, n-accepted, byRule)
 }
 
@@ -92,4 +104,37 @@ func TestSchema0059Generated(t *testing.T) {
 	if string(got) != string(want) {
 		t.Errorf("schema0059_gen.go is stale: run go generate ./agui")
 	}
+}
+
+// sameView applies body to v and compares what it holds with the
+// client's agent.messages and agent.state.
+func sameView(res httpAgentResult, v *View, body []byte) error {
+	r := NewReader(bytes.NewReader(body), "body")
+	for i := 0; ; i++ {
+		e, err := r.Next()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			var fe *FrameError
+			if errors.As(err, &fe) {
+				continue
+			}
+			return err
+		}
+		if err := v.Apply(e); err != nil {
+			return fmt.Errorf("the view stops at event %d: %v", i+1, err)
+		}
+	}
+	want, _ := json.Marshal(res.Messages)
+	if len(res.Messages) == 0 {
+		want = []byte("[]")
+	}
+	if got := v.MessagesJSON(); !sameJSONValue(got, want) {
+		return fmt.Errorf("messages differ:\n  client: %s\n  view:   %s", want, got)
+	}
+	if got := v.State(); !sameJSONValue(got, res.State) {
+		return fmt.Errorf("state differs:\n  client: %s\n  view:   %s", res.State, got)
+	}
+	return nil
 }

@@ -57,6 +57,7 @@ type z3 struct {
 	options []*z3
 	tag     string
 	inner   *z3
+	dflt    string // z3Optional: the JSON of the default, "" for none
 }
 
 type z3Field struct {
@@ -324,6 +325,100 @@ func (c *z3Checker) parse(v any, s *z3) z3Status {
 		return st
 	}
 	return z3Valid
+}
+
+// z3Output returns what zod 3 makes of the valid value v under s: nested
+// unknown fields stripped, defaults filled in, a null read as absent where
+// a transform says so. Top-level passthrough keeps the event's own extra
+// fields.
+func z3Output(v any, s *z3) any {
+	switch s.kind {
+	case z3Optional:
+		if _, ok := v.(jsUndefined); ok {
+			if s.dflt != "" {
+				d, _ := parseJV([]byte(s.dflt))
+				return d
+			}
+			return v
+		}
+		return z3Output(v, s.inner)
+	case z3Nullable:
+		if v == nil {
+			return nil
+		}
+		return z3Output(v, s.inner)
+	case z3Object:
+		o, ok := v.(*jsObject)
+		if !ok {
+			return v
+		}
+		out := newJSObject()
+		for _, f := range s.fields {
+			fv := z3Output(o.get(f.name), f.s)
+			if _, undef := fv.(jsUndefined); !undef && f.name != "__proto__" {
+				out.set(f.name, fv)
+			}
+		}
+		if s.unknown == z3Passthrough {
+			for _, k := range o.ownKeys() {
+				if _, has := out.own(k); !has && s.field(k) == nil {
+					out.set(k, o.get(k))
+				}
+			}
+		}
+		return out
+	case z3Array:
+		a, ok := v.(*jsArray)
+		if !ok {
+			return v
+		}
+		out := &jsArray{elems: make([]any, len(a.elems))}
+		for i, el := range a.elems {
+			out.elems[i] = z3Output(el, s.elem)
+		}
+		return out
+	case z3Record:
+		o, ok := v.(*jsObject)
+		if !ok {
+			return v
+		}
+		out := newJSObject()
+		for _, k := range o.ownKeys() {
+			out.set(k, z3Output(o.get(k), s.elem))
+		}
+		return out
+	case z3Union:
+		for _, o := range s.options {
+			var c z3Checker
+			if c.parse(v, o) == z3Valid {
+				return z3Output(v, o)
+			}
+		}
+		return v
+	case z3Tagged:
+		if o, ok := v.(*jsObject); ok {
+			tag, _ := o.get(s.tag).(string)
+			for _, opt := range s.options {
+				if opt.literalOf(s.tag) == tag {
+					return z3Output(v, opt)
+				}
+			}
+		}
+		return v
+	case z3BinaryRefine:
+		return z3Output(v, s.inner)
+	}
+	return v
+}
+
+// field returns the field of an object schema named name, or nil.
+func (s *z3) field(name string) *z3Field {
+	for i := range s.fields {
+		if s.fields[i].name == name {
+			return &s.fields[i]
+		}
+	}
+	return nil
 }
 
 // literalOf returns the literal value of an object schema's field name.

@@ -8,7 +8,7 @@ var z3TextMessageStartEvent = &z3{kind: z3Object, unknown: z3Passthrough, fields
 	{"rawEvent", &z3{kind: z3Optional, inner: &z3{kind: z3Any}}},
 	{"metadata", &z3{kind: z3Optional, inner: &z3{kind: z3Record, elem: &z3{kind: z3Any}}}},
 	{"messageId", &z3{kind: z3String}},
-	{"role", &z3{kind: z3Optional, inner: &z3{kind: z3Union, options: []*z3{&z3{kind: z3Literal, values: []string{"developer"}}, &z3{kind: z3Literal, values: []string{"system"}}, &z3{kind: z3Literal, values: []string{"assistant"}}, &z3{kind: z3Literal, values: []string{"user"}}}}}},
+	{"role", &z3{kind: z3Optional, dflt: "\"assistant\"", inner: &z3{kind: z3Union, options: []*z3{&z3{kind: z3Literal, values: []string{"developer"}}, &z3{kind: z3Literal, values: []string{"system"}}, &z3{kind: z3Literal, values: []string{"assistant"}}, &z3{kind: z3Literal, values: []string{"user"}}}}}},
 	{"name", &z3{kind: z3Optional, inner: &z3{kind: z3String}}},
 	{"subagentRunId", &z3{kind: z3Optional, inner: &z3{kind: z3String}}},
 }}
@@ -306,7 +306,7 @@ var z3ActivitySnapshotEvent = &z3{kind: z3Object, unknown: z3Passthrough, fields
 	{"messageId", &z3{kind: z3String}},
 	{"activityType", &z3{kind: z3String}},
 	{"content", &z3{kind: z3Record, elem: &z3{kind: z3Any}}},
-	{"replace", &z3{kind: z3Optional, inner: &z3{kind: z3Optional, inner: &z3{kind: z3Bool}}}},
+	{"replace", &z3{kind: z3Optional, dflt: "true", inner: &z3{kind: z3Optional, inner: &z3{kind: z3Bool}}}},
 	{"subagentRunId", &z3{kind: z3Optional, inner: &z3{kind: z3String}}},
 }}
 

@@ -44,8 +44,12 @@ func (v *Verifier) stage0059(e *Event) (*Event, bool) {
 			return e, false // the discriminator failed: no event to follow
 		}
 	}
-	// The schema's transforms: a null parentMessageId or outcome is read
-	// as absent.
+	return transform0059(e), true
+}
+
+// transform0059 applies the schema's transforms: a null parentMessageId
+// or outcome is read as absent.
+func transform0059(e *Event) *Event {
 	if e.code == cToolCallStart || e.code == cToolCallChunk || e.code == cRunFinished {
 		name := "parentMessageId"
 		if e.code == cRunFinished {
@@ -62,7 +66,7 @@ func (v *Verifier) stage0059(e *Event) (*Event, bool) {
 			e = &t
 		}
 	}
-	return e, true
+	return e
 }
 
 // merge weighs what the other clients' pipelines (also) said of the event

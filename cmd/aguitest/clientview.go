@@ -41,13 +41,13 @@ func assemble(src *source) {
 		switch {
 		case r.input != nil:
 			v = agui.NewView(*r.input)
-			ver, stopped = agui.NewVerifier(agui.Options{Profile: agui.Reference}), false
+			ver, stopped = agui.NewVerifier(agui.Options{Profile: agui.Reference, Client: src.client}), false
 		case v == nil:
 			v = agui.NewView(agui.RunAgentInput{})
-			ver = agui.NewVerifier(agui.Options{Profile: agui.Reference})
+			ver = agui.NewVerifier(agui.Options{Profile: agui.Reference, Client: src.client})
 		case src.format == "recording":
 			v.AddMessages() // a request of its own
-			ver, stopped = agui.NewVerifier(agui.Options{Profile: agui.Reference}), false
+			ver, stopped = agui.NewVerifier(agui.Options{Profile: agui.Reference, Client: src.client}), false
 		}
 		if src.format == "recording" {
 			offset = 0

@@ -41,7 +41,7 @@ function inline(z) {
     case "ZodNullable":
       return `&z3{kind: z3Nullable, inner: ${expr(d.innerType)}}`;
     case "ZodDefault":
-      return `&z3{kind: z3Optional, inner: ${expr(d.innerType)}}`;
+      return `&z3{kind: z3Optional, dflt: ${q(JSON.stringify(d.defaultValue()))}, inner: ${expr(d.innerType)}}`;
     case "ZodEffects": {
       if (d.effect.type === "transform") return expr(d.schema);
       if (d.effect.type === "refinement") {
