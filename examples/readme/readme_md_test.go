@@ -158,6 +158,33 @@ func TestMarkdownLinks(t *testing.T) {
 	}
 }
 
+// TestMarkdownPaths checks the paths of the repository the documents name
+// in code spans (`examples/claude`, `bench/verify/run.sh`): each exists.
+// CHANGELOG.md is left out: it names files that were.
+func TestMarkdownPaths(t *testing.T) {
+	path := regexp.MustCompile("\x60\\.?/?((?:agui|harness|golden|recorder|replay|scripted|conform|agent|clock|cmd|internal|examples|bench|docs|\\.ci)(?:/[A-Za-z0-9_.-]+)*/?)\x60")
+	checked := 0
+	for name, doc := range markdown(t) {
+		if name == "CHANGELOG.md" {
+			continue
+		}
+		for i, line := range strings.Split(doc, "\n") {
+			for _, m := range path.FindAllStringSubmatch(line, -1) {
+				if strings.Contains(m[1], "...") {
+					continue // a package pattern: examples/...
+				}
+				checked++
+				if _, err := os.Stat(filepath.Join("../..", m[1])); err != nil {
+					t.Errorf("%s:%d: %s: no such file or directory in the repository", name, i+1, m[1])
+				}
+			}
+		}
+	}
+	if checked == 0 {
+		t.Error("the documents name no path of the repository")
+	}
+}
+
 // anchors returns the anchors GitHub gives the headings of a markdown
 // document: lower case, punctuation dropped but hyphens and underscores,
 // spaces as hyphens, a repeated one numbered.
