@@ -150,7 +150,13 @@ func qualified(pkg string, e ast.Expr) string {
 // could name a flag: every flag the command defines is one of them.
 func commandFlags(t *testing.T) map[string]bool {
 	t.Helper()
-	files, err := filepath.Glob("../../cmd/aguitest/*.go")
+	return literals(t, "../../cmd/aguitest")
+}
+
+// literals returns the string literals of the non-test Go files of dir.
+func literals(t *testing.T, dir string) map[string]bool {
+	t.Helper()
+	files, err := filepath.Glob(filepath.Join(dir, "*.go"))
 	require.NoError(t, err)
 	lits := map[string]bool{}
 	for _, f := range files {
@@ -179,7 +185,8 @@ var otherFlags = map[string]bool{"prefix": true, "no-audit": true, "no-fund": tr
 // and Type.Member name a field or method of that type (of any of the
 // library's packages, when no package is named), every --flag is a flag
 // of the command (but a few of other programs), and "aguitest NAME" typed
-// in a code span or at the start of a line names one of its commands.
+// in a code span or at the start of a line names one of its commands, and
+// every -aguitest.NAME is a flag of the test binaries.
 func TestMarkdownNames(t *testing.T) {
 	a := readAPI(t)
 	flags := commandFlags(t)
@@ -187,6 +194,8 @@ func TestMarkdownNames(t *testing.T) {
 	member := regexp.MustCompile(`(?:^|[^A-Za-z0-9_./])([A-Z][A-Za-z0-9_]*)\.([A-Z][A-Za-z0-9_]*)\b`)
 	flag := regexp.MustCompile(`(?:^|[\s(\x60\[])--([a-z][a-z0-9-]*)`)
 	// A command as it is typed: in a code span, or at the start of a line.
+	testFlags := literals(t, "../../internal/testflags")
+	testFlag := regexp.MustCompile(`-(aguitest\.[a-z]+)`)
 	typed := regexp.MustCompile("\x60aguitest ([a-z]+)")
 	typedLine := regexp.MustCompile(`^\s*(?:[A-Z_]+=\S+ )*aguitest ([a-z]+)`)
 	checked := 0
@@ -226,6 +235,12 @@ func TestMarkdownNames(t *testing.T) {
 					if !found {
 						t.Errorf("%s: %s.%s: no type %s of the library has a field or method %s", where, typ, mem, typ, mem)
 					}
+				}
+			}
+			for _, m := range testFlag.FindAllStringSubmatch(line, -1) {
+				checked++
+				if !testFlags[m[1]] {
+					t.Errorf("%s: -%s: no test binary has such a flag (internal/testflags)", where, m[1])
 				}
 			}
 			commands := typed.FindAllStringSubmatch(line, -1)
