@@ -158,6 +158,17 @@ func TestMarkdownLinks(t *testing.T) {
 	}
 }
 
+// TestGuidesLinked checks that README.md links every guide in docs/, so
+// that a new guide is found from the front page.
+func TestGuidesLinked(t *testing.T) {
+	docs := markdown(t)
+	for name := range docs {
+		if strings.HasPrefix(name, "docs/") && !strings.Contains(docs["README.md"], "]("+name) {
+			t.Errorf("README.md does not link %s; add it to the list of guides", name)
+		}
+	}
+}
+
 // TestMarkdownPaths checks the paths of the repository the documents name
 // in code spans (`examples/claude`, `bench/verify/run.sh`): each exists.
 // CHANGELOG.md is left out: it names files that were.
