@@ -158,6 +158,15 @@ func TestMarkdownLinks(t *testing.T) {
 	}
 }
 
+// TestREADMEShort holds README.md to what it is for: what aguitest is,
+// install, a first test, CI and links, in at most 250 lines. The rest goes
+// in a guide of docs/.
+func TestREADMEShort(t *testing.T) {
+	if n := strings.Count(markdown(t)["README.md"], "\n"); n > 250 {
+		t.Errorf("README.md has %d lines, want at most 250: move the details into a guide of docs/", n)
+	}
+}
+
 // TestGuidesLinked checks that README.md links every guide in docs/, so
 // that a new guide is found from the front page.
 func TestGuidesLinked(t *testing.T) {
