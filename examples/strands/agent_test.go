@@ -226,4 +226,3 @@ var (
 func scrub(s string) string {
 	return portRE.ReplaceAllString(uuidRE.ReplaceAllString(s, "UUID"), "127.0.0.1:PORT")
 }
-
