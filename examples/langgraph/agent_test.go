@@ -241,6 +241,24 @@ func TestAgent(t *testing.T) {
 			},
 			want: []string{"HTTP 422: Thread is already running a task"},
 		},
+		{
+			// delete_file asks the user with interrupt(): by default the
+			// bridge sends the interrupt only as a CUSTOM on_interrupt
+			// event and finishes the run plainly (its emitInterruptOutcome
+			// option sends RUN_FINISHED's interrupt outcome), so the client
+			// has nothing to answer. aguitest says only that the script's
+			// next turn was never used; it does not yet name on_interrupt.
+			c: harness.Case{
+				Name:  "interrupt",
+				Input: input("interrupt", "Delete notes.txt.", nil),
+				Script: scripted.Script{Turns: []scripted.Turn{
+					{Calls: []scripted.Call{{Name: "delete_file", Args: `{"path":"notes.txt"}`}}},
+					{Text: "Done, as you answered."},
+				}},
+				Answers: []harness.Answer{{Payload: json.RawMessage(`{"approved":true}`)}},
+			},
+			want: []string{"turn 2 was never used: 1 request for 2 turns"},
+		},
 	}
 	o.Dir, o.Update = "testdata/TestAgent", golden.Update()
 	for _, f := range findings {
