@@ -53,3 +53,27 @@ func TestRelayUnencryptedHTTP2(t *testing.T) {
 		})
 	}
 }
+
+// TestFreePort: a port FreePort hands out is not handed out again until
+// it is released.
+func TestFreePort(t *testing.T) {
+	seen := map[int]bool{}
+	var releases []func()
+	defer func() {
+		for _, r := range releases {
+			r()
+		}
+	}()
+	for range 50 {
+		port, release, err := FreePort()
+		require.NoError(t, err)
+		releases = append(releases, release)
+		if seen[port] {
+			t.Fatalf("port %d handed out twice while held", port)
+		}
+		seen[port] = true
+		if port >= 32768 {
+			t.Errorf("port %d is in the kernel's ephemeral range", port)
+		}
+	}
+}

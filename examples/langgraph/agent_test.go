@@ -2,10 +2,8 @@ package langgraph
 
 import (
 	"context"
-	"crypto/sha1"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"os"
 	"regexp"
 	"strings"
@@ -14,7 +12,6 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/aguitest/aguitest/agui"
 	"github.com/aguitest/aguitest/examples/internal/served"
 	"github.com/aguitest/aguitest/golden"
 	"github.com/aguitest/aguitest/harness"
@@ -73,35 +70,6 @@ var (
 
 const sensorError = "sensor offline: no reading for 5 minutes"
 
-// input is the case's first run: the user's message, the client's tools,
-// on a thread whose id is a UUID of the case's name, since LangGraph's API
-// takes only UUIDs and keeps every thread for the server's life.
-func input(name, text string, tools []harness.Tool, followUps ...string) harness.Input {
-	var decl []agui.Tool
-	for _, tool := range tools {
-		decl = append(decl, agui.Tool{Name: tool.Name, Description: tool.Description, Parameters: tool.Parameters})
-	}
-	return harness.Input{
-		RunAgentInput: &agui.RunAgentInput{
-			ThreadID:       uuidOf("thread " + name),
-			RunID:          uuidOf("run " + name),
-			State:          json.RawMessage(`{}`),
-			Messages:       []agui.Message{agui.UserMessage(uuidOf("user "+name), text)},
-			Tools:          decl,
-			ForwardedProps: json.RawMessage(`{}`),
-		},
-		FollowUps: followUps,
-	}
-}
-
-// uuidOf returns a UUID (version 5 in form) made of s.
-func uuidOf(s string) string {
-	h := sha1.Sum([]byte(s))
-	h[6] = h[6]&0x0f | 0x50
-	h[8] = h[8]&0x3f | 0x80
-	return fmt.Sprintf("%x-%x-%x-%x-%x", h[0:4], h[4:6], h[6:8], h[8:10], h[10:16])
-}
-
 func weather(city string) scripted.Call {
 	return scripted.Call{Name: "get_weather", Args: `{"city":"` + city + `"}`}
 }
@@ -124,12 +92,12 @@ func TestAgent(t *testing.T) {
 	findings := []finding{
 		{c: harness.Case{
 			Name:   "text",
-			Input:  input("text", "Hello?", nil),
+			Input:  served.Input("text", "Hello?", nil),
 			Script: scripted.Script{Turns: []scripted.Turn{{Text: "Hello! Ask me about the weather.", Plan: scripted.Plan{Split: scripted.Split{By: scripted.Words}}}}},
 		}},
 		{c: harness.Case{
 			Name:  "client-tool",
-			Input: input("client-tool", "Show Seoul on my map.", []harness.Tool{showOnMap}),
+			Input: served.Input("client-tool", "Show Seoul on my map.", []harness.Tool{showOnMap}),
 			Tools: []harness.Tool{showOnMap},
 			Script: scripted.Script{Turns: []scripted.Turn{
 				{Expect: scripted.Expect{Tools: []string{"get_weather", "show_on_map"}}, Calls: []scripted.Call{{Name: "show_on_map", Args: `{"city":"Seoul"}`}}, Plan: scripted.Plan{Split: scripted.Split{Size: 3, Escapes: true}}},
@@ -138,7 +106,7 @@ func TestAgent(t *testing.T) {
 		}},
 		{c: harness.Case{
 			Name:  "own-call",
-			Input: input("own-call", "Paris tomorrow?", nil),
+			Input: served.Input("own-call", "Paris tomorrow?", nil),
 			Script: scripted.Script{Turns: []scripted.Turn{
 				{Calls: []scripted.Call{weather("Paris")}},
 				{Text: "18°C in Paris."},
@@ -151,7 +119,7 @@ func TestAgent(t *testing.T) {
 			// progress), and the second call is never started.
 			c: harness.Case{
 				Name:  "parallel-client-calls",
-				Input: input("parallel-client-calls", "Show Paris and Rome on my map.", []harness.Tool{showOnMap}),
+				Input: served.Input("parallel-client-calls", "Show Paris and Rome on my map.", []harness.Tool{showOnMap}),
 				Tools: []harness.Tool{showOnMap},
 				Script: scripted.Script{Turns: []scripted.Turn{
 					{Calls: []scripted.Call{{Name: "show_on_map", Args: `{"city":"Paris"}`}, {Name: "show_on_map", Args: `{"city":"Rome"}`}}},
@@ -166,7 +134,7 @@ func TestAgent(t *testing.T) {
 			// MESSAGES_SNAPSHOT holds it, and the client has nothing to run.
 			c: harness.Case{
 				Name:  "text-then-call",
-				Input: input("text-then-call", "Show Paris on my map.", []harness.Tool{showOnMap}),
+				Input: served.Input("text-then-call", "Show Paris on my map.", []harness.Tool{showOnMap}),
 				Tools: []harness.Tool{showOnMap},
 				Script: scripted.Script{Turns: []scripted.Turn{
 					{Text: "Showing it.", Calls: []scripted.Call{{Name: "show_on_map", Args: `{"city":"Paris"}`}}},
@@ -184,7 +152,7 @@ func TestAgent(t *testing.T) {
 			// right arguments, so only the tool's result shows it.
 			c: harness.Case{
 				Name:  "args-with-name",
-				Input: input("args-with-name", "Show Paris on my map.", []harness.Tool{showOnMap}),
+				Input: served.Input("args-with-name", "Show Paris on my map.", []harness.Tool{showOnMap}),
 				Tools: []harness.Tool{showOnMap},
 				Script: scripted.Script{Turns: []scripted.Turn{
 					{Calls: []scripted.Call{{Name: "show_on_map", Args: `{"city":"Paris"}`}}, Plan: scripted.Plan{Split: scripted.Split{By: scripted.Whole, WithName: true}}},
@@ -200,7 +168,7 @@ func TestAgent(t *testing.T) {
 			// result.
 			c: harness.Case{
 				Name:  "tool-error",
-				Input: input("tool-error", "How warm is the kitchen?", []harness.Tool{readSensor}),
+				Input: served.Input("tool-error", "How warm is the kitchen?", []harness.Tool{readSensor}),
 				Tools: []harness.Tool{readSensor},
 				Script: scripted.Script{Turns: []scripted.Turn{
 					{Calls: []scripted.Call{{Name: "read_sensor", Args: `{"sensor":"kitchen"}`}}},
@@ -216,7 +184,7 @@ func TestAgent(t *testing.T) {
 			// MESSAGES_SNAPSHOT and RUN_FINISHED.
 			c: harness.Case{
 				Name:      "provider-refuses",
-				Input:     input("provider-refuses", "Hello?", nil),
+				Input:     served.Input("provider-refuses", "Hello?", nil),
 				Script:    scripted.Script{Turns: []scripted.Turn{{Fault: &scripted.Fault{Kind: scripted.FaultStatus, Status: 400, Message: "scripted refusal", Always: true}}}},
 				WantError: &harness.WantError{},
 			},
@@ -228,7 +196,7 @@ func TestAgent(t *testing.T) {
 			// and the next run on the thread is refused (422).
 			c: harness.Case{
 				Name:  "client-disconnect",
-				Input: input("client-disconnect", "Tell me a long story.", nil, "Are you still there?"),
+				Input: served.Input("client-disconnect", "Tell me a long story.", nil, "Are you still there?"),
 				Script: scripted.Script{Turns: []scripted.Turn{
 					{
 						Text:  "Once upon a time, in a city of bridges, there lived a clockmaker who never slept.",
@@ -250,7 +218,7 @@ func TestAgent(t *testing.T) {
 			// next turn was never used; it does not yet name on_interrupt.
 			c: harness.Case{
 				Name:  "interrupt",
-				Input: input("interrupt", "Delete notes.txt.", nil),
+				Input: served.Input("interrupt", "Delete notes.txt.", nil),
 				Script: scripted.Script{Turns: []scripted.Turn{
 					{Calls: []scripted.Call{{Name: "delete_file", Args: `{"path":"notes.txt"}`}}},
 					{Text: "Done, as you answered."},

@@ -130,7 +130,7 @@ func TestFindings(t *testing.T) {
 			// results in a row break Bedrock's alternation of roles.
 			c: harness.Case{
 				Name:  "parallel-client-calls",
-				Input: harness.User("Show Paris and Rome on my map."),
+				Input: served.Input("parallel-client-calls", "Show Paris and Rome on my map.", []harness.Tool{showOnMap}),
 				Tools: []harness.Tool{showOnMap},
 				Script: scripted.Script{Turns: []scripted.Turn{
 					{Text: "Showing both.", Calls: []scripted.Call{{Name: "show_on_map", Args: `{"city":"Paris"}`}, {Name: "show_on_map", Args: `{"city":"Rome"}`}}},
@@ -144,7 +144,7 @@ func TestFindings(t *testing.T) {
 			// tool succeeded with no value.
 			c: harness.Case{
 				Name:  "tool-error",
-				Input: harness.User("How warm is the kitchen?"),
+				Input: served.Input("tool-error", "How warm is the kitchen?", []harness.Tool{readSensor}),
 				Tools: []harness.Tool{readSensor},
 				Script: scripted.Script{Turns: []scripted.Turn{
 					{Calls: []scripted.Call{{Name: "read_sensor", Args: `{"sensor":"kitchen"}`}}},
@@ -159,11 +159,8 @@ func TestFindings(t *testing.T) {
 			// leaves, but the generator waits on the model's stream: the
 			// thread stays busy while the model streams.
 			c: harness.Case{
-				Name: "client-disconnect",
-				Input: harness.Input{
-					Messages:  harness.User("Tell me a long story.").Messages,
-					FollowUps: []string{"Are you still there?"},
-				},
+				Name:  "client-disconnect",
+				Input: served.Input("client-disconnect", "Tell me a long story.", nil, "Are you still there?"),
 				Script: scripted.Script{Turns: []scripted.Turn{
 					{
 						Text:  "Once upon a time, in a city of bridges, there lived a clockmaker who never slept.",

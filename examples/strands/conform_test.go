@@ -25,6 +25,12 @@ func TestConform(t *testing.T) {
 	// A run its client left holds up the thread until the run's bound.
 	cfg.Timeout = 15 * time.Second
 	cfg.ModelAddr = o.ModelAddr
+	// Every scenario runs on the thread "thread-1" of the one server, and
+	// the run client-disconnect leaves keeps it busy while its model
+	// streams (TestFindings keeps that finding): the scenarios after it
+	// would fail for it. "aguitest conform --cmd" starts a server per
+	// scenario and runs it too (README.md).
+	cfg.Skip = []string{"client-disconnect"}
 	rep := conform.Run(t.Context(), a, cfg)
 	var b bytes.Buffer
 	require.NoError(t, rep.WriteJSON(&b, true))

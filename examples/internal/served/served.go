@@ -12,10 +12,13 @@ import (
 	"net"
 	"os"
 	"os/exec"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
 	"time"
+
+	"github.com/aguitest/aguitest/harness"
 )
 
 // Server is a program started by Start.
@@ -26,9 +29,10 @@ type Server struct {
 	// harness.Options.ModelAddr and conform.Config.ModelAddr.
 	ModelAddr string
 
-	cmd    *exec.Cmd
-	exited chan error
-	out    *buffer
+	cmd     *exec.Cmd
+	exited  chan error
+	out     *buffer
+	release func() // the ports' claims
 }
 
 // Start starts name with args in dir, its model clients pointed at a
@@ -37,15 +41,18 @@ type Server struct {
 // harness.Command sets them) and PORT naming a free loopback port, and
 // waits up to wait for the program to listen on PORT.
 func Start(dir string, wait time.Duration, name string, args ...string) (*Server, error) {
-	model, err := freeAddr()
+	modelPort, releaseModel, err := harness.FreePort()
 	if err != nil {
 		return nil, err
 	}
-	addr, err := freeAddr()
+	agentPort, releaseAgent, err := harness.FreePort()
 	if err != nil {
+		releaseModel()
 		return nil, err
 	}
-	_, port, _ := net.SplitHostPort(addr)
+	model := "127.0.0.1:" + strconv.Itoa(modelPort)
+	addr := "127.0.0.1:" + strconv.Itoa(agentPort)
+	port := strconv.Itoa(agentPort)
 	cmd := exec.Command(name, args...)
 	cmd.Dir = dir
 	cmd.Env = append(os.Environ(),
@@ -60,9 +67,12 @@ func Start(dir string, wait time.Duration, name string, args ...string) (*Server
 	// dev server langgraphjs starts).
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	if err := cmd.Start(); err != nil {
+		releaseModel()
+		releaseAgent()
 		return nil, fmt.Errorf("start %s: %w", name, err)
 	}
-	s := &Server{URL: "http://" + addr + "/", ModelAddr: model, cmd: cmd, exited: make(chan error, 1), out: out}
+	s := &Server{URL: "http://" + addr + "/", ModelAddr: model, cmd: cmd, exited: make(chan error, 1), out: out,
+		release: func() { releaseModel(); releaseAgent() }}
 	go func() { s.exited <- cmd.Wait() }()
 	deadline := time.Now().Add(wait)
 	for {
@@ -74,6 +84,7 @@ func Start(dir string, wait time.Duration, name string, args ...string) (*Server
 		select {
 		case err := <-s.exited:
 			s.exited <- err
+			s.release()
 			return nil, fmt.Errorf("%s exited before listening on %s (%v); its output:\n%s", name, addr, err, out.String())
 		case <-time.After(50 * time.Millisecond):
 		}
@@ -97,6 +108,7 @@ func (s *Server) Stop() {
 		s.exited <- <-s.exited
 	}
 	_ = syscall.Kill(pgid, syscall.SIGKILL)
+	s.release()
 }
 
 // Output returns what the program printed so far.
@@ -127,15 +139,6 @@ func (o *Once) Stop() {
 	if o.srv != nil {
 		o.srv.Stop()
 	}
-}
-
-func freeAddr() (string, error) {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return "", err
-	}
-	defer l.Close()
-	return l.Addr().String(), nil
 }
 
 // buffer is a bytes buffer safe for the program's two writers.
