@@ -2,6 +2,7 @@ package readme_test
 
 import (
 	"fmt"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -213,11 +214,24 @@ func TestREADMEExampleInAFreshModule(t *testing.T) {
 	require.NotNil(t, first, "README.md has a Go example")
 	root, err := filepath.Abs("../..")
 	require.NoError(t, err)
-	sum, err := os.ReadFile(filepath.Join(root, "go.sum"))
-	require.NoError(t, err)
+	// The example's agent is the task board of the examples module, on the
+	// openai-go bridge: the module requires the three, each from this
+	// checkout.
+	mods := map[string]string{
+		"github.com/aguitest/aguitest":                  root,
+		"github.com/aguitest/aguitest/examples":         filepath.Join(root, "examples"),
+		"github.com/aguitest/aguitest/agent/openaichat": filepath.Join(root, "agent", "openaichat"),
+	}
+	var sum []byte
+	mod := "module example.com/myagent\n\ngo 1.26\n"
+	for _, path := range slices.Sorted(maps.Keys(mods)) {
+		b, err := os.ReadFile(filepath.Join(mods[path], "go.sum"))
+		require.NoError(t, err)
+		sum = append(sum, b...)
+		mod += "\nrequire " + path + " v0.0.0\n\nreplace " + path + " => " + mods[path] + "\n"
+	}
 
 	dir := t.TempDir()
-	mod := "module example.com/myagent\n\ngo 1.26\n\nrequire github.com/aguitest/aguitest v0.0.0\n\nreplace github.com/aguitest/aguitest => " + root + "\n"
 	require.NoError(t, os.WriteFile(filepath.Join(dir, "go.mod"), []byte(mod), 0o644))
 	require.NoError(t, os.WriteFile(filepath.Join(dir, "go.sum"), sum, 0o644))
 	require.NoError(t, os.WriteFile(filepath.Join(dir, "agent_test.go"), first[1], 0o644))
