@@ -328,6 +328,7 @@ func Battery(cfg Config) []Scenario {
 		}
 		s.Case.NoGolden = true
 		s.Case.Profile = cfg.Profile
+		s.Case.Client = cfg.Client
 		s.Case.Allow = cfg.Allow
 		s.Case.Enable = cfg.Enable
 		s.Case.Check = checksFor(s.Name, s.Case, cfg)

@@ -30,6 +30,9 @@ type Config struct {
 	Interrupts []InterruptTool
 	// Profile is the verifier profile every run is checked with.
 	Profile agui.Profile
+	// Client names the @ag-ui/client version runs are checked against
+	// (agui.Options.Client; every supported version by default).
+	Client agui.Client
 	// Allow waives verifier rules; Enable turns on opt-in ones.
 	Allow, Enable []agui.Rule
 	// Only, when not empty, runs only the scenarios these patterns

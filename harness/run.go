@@ -37,6 +37,10 @@ type Case struct {
 	// by default). Each run is verified with its RunAgentInput, so results
 	// for calls of the message history are known.
 	Profile agui.Profile
+	// Client names the @ag-ui/client version the verifier checks against
+	// (agui.Options.Client): by default Strict requires every supported
+	// version, Reference follows 1.0.0.
+	Client agui.Client
 	// Allow waives verifier rules by name (agui.Options.Allow): accept one
 	// framework quirk and keep every other rule.
 	Allow []agui.Rule

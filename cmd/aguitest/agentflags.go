@@ -23,6 +23,7 @@ type agentFlags struct {
 	cmd, url, llm, dir, path string
 	startTimeout, timeout    time.Duration
 	profile                  string
+	client                   string
 	allow, enable            listFlag
 	allowHosts               listFlag
 	plans                    int
@@ -67,6 +68,7 @@ func (a *agentFlags) flags() []agentFlag {
 		{"allow-host", "HOST", &a.allowHosts, "with --cmd: a host other than this machine COMMAND may\nreach; repeatable. Every other request it makes to one\n(through HTTP_PROXY, HTTPS_PROXY, or from Node) is\nrefused and fails the " + d.unit},
 		{"timeout", "D", value(&a.timeout), d.timeout},
 		{"profile", "P", value(&a.profile), "the verifier's profile: strict (default) or reference"},
+		{"client", "VERSION", value(&a.client), "the @ag-ui/client version to check against: 1.0.0\nor 0.0.59 (pinned by CopilotKit 1.74/1.75); default:\nevery supported version under strict, 1.0.0 under\nreference"},
 		{"allow", "RULE,...", &a.allow, "verifier rules to waive"},
 		{"enable", "RULE,...", &a.enable, "opt-in verifier rules to turn on:\n" + optInRules()},
 		{"plans", "N", value(&a.plans), d.plans},
@@ -217,6 +219,7 @@ func (a *agentFlags) agent() (agent harness.Agent, name, modelAddr string, err e
 type checks struct {
 	// profile is nil when --profile was not given.
 	profile       *agui.Profile
+	client        agui.Client // "" when --client was not given
 	allow, enable []agui.Rule
 }
 
@@ -231,6 +234,11 @@ func (a *agentFlags) checks() (checks, error) {
 		c.profile = &p
 	}
 	var err error
+	if a.given["client"] {
+		if c.client, err = agui.ParseClient(a.client); err != nil {
+			return c, fmt.Errorf("--client: %v", err)
+		}
+	}
 	if c.allow, err = agui.ParseRules(a.allow.String()); err != nil {
 		return c, fmt.Errorf("--allow: %v", err)
 	}

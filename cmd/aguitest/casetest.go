@@ -194,6 +194,9 @@ func cmdTest(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 			if ch.profile != nil {
 				c.Profile = *ch.profile
 			}
+			if ch.client != "" {
+				c.Client = ch.client
+			}
 			c.Allow = append(c.Allow, ch.allow...)
 			c.Enable = append(c.Enable, ch.enable...)
 		}

@@ -131,6 +131,9 @@ func cmdConform(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if ch.profile != nil {
 		cfg.Profile = *ch.profile
 	}
+	if ch.client != "" {
+		cfg.Client = ch.client
+	}
 	cfg.Allow = append(cfg.Allow, ch.allow...)
 	cfg.Enable = append(cfg.Enable, ch.enable...)
 	cfg.IgnoreState = append(cfg.IgnoreState, af.ignoreState.values...)

@@ -151,6 +151,7 @@ func runExplore(ctx context.Context, args []string, stdout, stderr io.Writer) in
 	if ch.profile != nil {
 		c.Profile = *ch.profile
 	}
+	c.Client = ch.client
 	c.Allow, c.Enable = ch.allow, ch.enable
 	c.IgnoreState = af.ignoreState.values
 	for _, name := range relax.values {
