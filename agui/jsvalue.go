@@ -5,6 +5,8 @@ import (
 	"math"
 	"strconv"
 	"strings"
+
+	"github.com/aguitest/aguitest/internal/jsvalue"
 )
 
 // The reference verifier is JavaScript: it keys its sets and maps by field
@@ -75,26 +77,7 @@ func jsNumber(b []byte) string {
 	return formatJSNumber(f)
 }
 
-func formatJSNumber(f float64) string {
-	switch {
-	case math.IsInf(f, 1):
-		return "Infinity"
-	case math.IsInf(f, -1):
-		return "-Infinity"
-	case f == 0:
-		return "0"
-	}
-	abs := math.Abs(f)
-	if abs >= 1e-6 && abs < 1e21 {
-		return strconv.FormatFloat(f, 'f', -1, 64)
-	}
-	s := strconv.FormatFloat(f, 'e', -1, 64)
-	// Go writes e-07 and e+21; JavaScript writes e-7 and e+21.
-	mant, exp, _ := strings.Cut(s, "e")
-	sign := exp[0]
-	exp = strings.TrimLeft(exp[1:], "0")
-	return mant + "e" + string(sign) + exp
-}
+func formatJSNumber(f float64) string { return jsvalue.FormatNumber(f) }
 
 // jsText returns the text JavaScript's String() gives an object or array.
 func jsText(b []byte, kind valueKind) string {

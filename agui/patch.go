@@ -3,6 +3,7 @@ package agui
 import (
 	"errors"
 	"fmt"
+	"github.com/aguitest/aguitest/internal/jsvalue"
 	"math"
 	"regexp"
 	"strconv"
@@ -89,11 +90,11 @@ const (
 // Where fast-json-patch departs from the RFC, so does ApplyPatch: see the
 // package source (patch.go) for the list.
 func ApplyPatch(doc, patch []byte) ([]byte, error) {
-	d, err := parseJV(doc)
+	d, err := jsvalue.Parse(doc)
 	if err != nil {
 		return nil, fmt.Errorf("document: %w", err)
 	}
-	p, err := parseJV(patch)
+	p, err := jsvalue.Parse(patch)
 	if err != nil {
 		return nil, fmt.Errorf("patch: %w", err)
 	}
@@ -101,13 +102,13 @@ func ApplyPatch(doc, patch []byte) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	if hasCycle(out) {
+	if jsvalue.HasCycle(out) {
 		return nil, &PatchError{Name: patchCycle, Message: "the result contains itself (the document was moved into itself)"}
 	}
-	if _, err := structuredCloneJS(out); err != nil {
+	if _, err := jsvalue.StructuredClone(out); err != nil {
 		return nil, &PatchError{Name: patchDataClone, Message: "the result holds a function (an inherited method copied or moved into it)"}
 	}
-	b := stringifyJS(out)
+	b := jsvalue.Stringify(out)
 	if b == nil {
 		return nil, &PatchError{Name: patchNoDocument, Message: "the patch leaves no document (a move or copy of a missing path to the root)"}
 	}
@@ -127,31 +128,31 @@ var pointerRE = regexp.MustCompile(`^(/([^/~]|~[01])*)*$`)
 // (and @ag-ui/core's schema, which rejects a few shapes the validator lets
 // through).
 func readOp(v any, index int) (*patchOp, error) {
-	o, ok := v.(*jsObject)
+	o, ok := v.(*jsvalue.Object)
 	if !ok {
 		return nil, &PatchError{index, patchNotObject, "Operation is not an object"}
 	}
-	op := &patchOp{value: o.get("value")}
-	switch s, _ := o.get("op").(string); s {
+	op := &patchOp{value: o.Get("value")}
+	switch s, _ := o.Get("op").(string); s {
 	case "add", "remove", "replace", "move", "copy", "test":
 		op.op = s
 	default:
 		return nil, &PatchError{index, patchOpInvalid, "Operation `op` property is not one of operations defined in RFC-6902"}
 	}
-	path, ok := o.get("path").(string)
+	path, ok := o.Get("path").(string)
 	if !ok || (path != "" && path[0] != '/') || !pointerRE.MatchString(path) {
 		return nil, &PatchError{index, patchPathInvalid, "Operation `path` property is not a JSON pointer"}
 	}
 	op.path = path
 	switch op.op {
 	case "move", "copy":
-		from, ok := o.get("from").(string)
+		from, ok := o.Get("from").(string)
 		if !ok || !pointerRE.MatchString(from) {
 			return nil, &PatchError{index, patchFromRequired, "Operation `from` property is not a JSON pointer"}
 		}
 		op.from = from
 	case "add", "replace", "test":
-		if _, ok := op.value.(jsUndefined); ok {
+		if _, ok := op.value.(jsvalue.Undefined); ok {
 			return nil, &PatchError{index, patchValueRequired, "Operation `value` property is not present"}
 		}
 	}
@@ -166,7 +167,7 @@ const maxPatchValues = 1 << 20
 
 // applyPatchJS is applyPatch(doc, patch, true, false).
 func applyPatchJS(doc, patch any) (any, error) {
-	ops, ok := patch.(*jsArray)
+	ops, ok := patch.(*jsvalue.Array)
 	if !ok {
 		return nil, &PatchError{0, patchNotArray, "Patch sequence must be an array"}
 	}
@@ -175,7 +176,7 @@ func applyPatchJS(doc, patch any) (any, error) {
 		return nil, typeErr(0, err)
 	}
 	size := countValues(doc)
-	for i, v := range ops.elems {
+	for i, v := range ops.Elems {
 		op, err := readOp(v, i)
 		if err != nil {
 			return nil, err
@@ -207,21 +208,21 @@ func countValues(v any) int {
 			return
 		}
 		switch x := v.(type) {
-		case *jsObject:
+		case *jsvalue.Object:
 			if seen[x] {
 				return
 			}
 			seen[x] = true
-			for _, k := range x.keys {
-				walk(x.vals[k])
+			for _, k := range x.Keys() {
+				walk(x.Get(k))
 			}
 			delete(seen, x)
-		case *jsArray:
+		case *jsvalue.Array:
 			if seen[x] {
 				return
 			}
 			seen[x] = true
-			for _, e := range x.elems {
+			for _, e := range x.Elems {
 				walk(e)
 			}
 			delete(seen, x)
@@ -236,24 +237,24 @@ func countValues(v any) int {
 // value that contains itself cannot be written as JSON: a TypeError.
 func deepCloneFJP(v any) (any, error) {
 	switch v.(type) {
-	case jsUndefined:
+	case jsvalue.Undefined:
 		return nil, nil
-	case *jsObject, *jsArray:
-		if hasCycle(v) {
-			return nil, &jsTypeError{"Converting circular structure to JSON"}
+	case *jsvalue.Object, *jsvalue.Array:
+		if jsvalue.HasCycle(v) {
+			return nil, &jsvalue.TypeError{Msg: "Converting circular structure to JSON"}
 		}
-		return jsonCloneJS(v), nil
+		return jsvalue.JSONClone(v), nil
 	}
 	return v, nil
 }
 
 // typeErr wraps what JavaScript throws as a PatchError named TypeError.
 func typeErr(index int, err error) error {
-	var te *jsTypeError
+	var te *jsvalue.TypeError
 	if errors.As(err, &te) {
-		return &PatchError{index, patchTypeError, te.msg}
+		return &PatchError{index, patchTypeError, te.Msg}
 	}
-	if errors.Is(err, errSparse) {
+	if errors.Is(err, jsvalue.ErrSparse) {
 		return &PatchError{index, patchTypeError, err.Error()}
 	}
 	return err
@@ -298,12 +299,12 @@ func applyOp(doc any, op *patchOp, validate bool, index int) (newDoc, result any
 			return nil, nil, &PatchError{index, patchTypeError, "JSON-Patch: modifying `__proto__` or `constructor/prototype` prop is banned for security reasons"}
 		}
 		if validate && !checked {
-			v, err := jsGet(obj, key)
+			v, err := jsvalue.Get(obj, key)
 			if err != nil {
 				return nil, nil, typeErr(index, err)
 			}
 			frag := ""
-			if _, ok := v.(jsUndefined); ok {
+			if _, ok := v.(jsvalue.Undefined); ok {
 				frag, checked = strings.Join(keys[:t], "/"), true
 			} else if t == n-1 {
 				frag, checked = op.path, true
@@ -315,12 +316,12 @@ func applyOp(doc any, op *patchOp, validate bool, index int) (newDoc, result any
 			}
 		}
 		t++
-		if arr, ok := obj.(*jsArray); ok {
+		if arr, ok := obj.(*jsvalue.Array); ok {
 			var ik int
 			numeric := true
 			switch {
 			case key == "-":
-				ik = len(arr.elems)
+				ik = len(arr.Elems)
 			case isDigits(key):
 				ik = toInt32(key)
 			case validate:
@@ -329,7 +330,7 @@ func applyOp(doc any, op *patchOp, validate bool, index int) (newDoc, result any
 				numeric = false
 			}
 			if t >= n {
-				if validate && op.op == "add" && ik > len(arr.elems) {
+				if validate && op.op == "add" && ik > len(arr.Elems) {
 					return nil, nil, &PatchError{index, patchOutOfBounds, "The specified index MUST NOT be greater than the number of elements in the array"}
 				}
 				return arrayOp(doc, op, arr, ik, numeric, key, index)
@@ -337,19 +338,19 @@ func applyOp(doc any, op *patchOp, validate bool, index int) (newDoc, result any
 			if numeric {
 				obj = elemAt(arr, ik)
 			} else {
-				obj, _ = jsGet(arr, key)
+				obj, _ = jsvalue.Get(arr, key)
 			}
 		} else {
 			if t >= n {
 				return objectOp(doc, op, obj, key, index)
 			}
-			v, err := jsGet(obj, key)
+			v, err := jsvalue.Get(obj, key)
 			if err != nil {
 				return nil, nil, typeErr(index, err)
 			}
 			obj = v
 		}
-		if validate && t < n && (!jvTruthy(obj) || !isJSObjectType(obj)) {
+		if validate && t < n && (!jsvalue.Truthy(obj) || !jsvalue.IsObjectType(obj)) {
 			return nil, nil, &PatchError{index, patchUnresolvable, "Cannot perform operation at the desired path"}
 		}
 	}
@@ -358,7 +359,7 @@ func applyOp(doc any, op *patchOp, validate bool, index int) (newDoc, result any
 // validateAt is the validator's check of an operation against the
 // document, at frag, the part of the path that exists.
 func validateAt(doc any, op *patchOp, frag string, index int) error {
-	if !jvTruthy(doc) {
+	if !jsvalue.Truthy(doc) {
 		return nil
 	}
 	switch op.op {
@@ -406,32 +407,32 @@ func getByPointer(doc any, ptr string, index int) (any, error) {
 func objectOp(doc any, op *patchOp, obj any, key string, index int) (any, any, error) {
 	switch op.op {
 	case "add":
-		if err := jsSet(obj, key, op.value); err != nil {
+		if err := jsvalue.Set(obj, key, op.value); err != nil {
 			return nil, nil, typeErr(index, err)
 		}
 		return doc, nil, nil
 	case "remove", "replace":
-		removed, err := jsGet(obj, key)
+		removed, err := jsvalue.Get(obj, key)
 		if err != nil {
 			return nil, nil, typeErr(index, err)
 		}
 		if op.op == "remove" {
-			err = jsDelete(obj, key)
+			err = jsvalue.Delete(obj, key)
 		} else {
-			err = jsSet(obj, key, op.value)
+			err = jsvalue.Set(obj, key, op.value)
 		}
 		if err != nil {
 			return nil, nil, typeErr(index, err)
 		}
 		return doc, removed, nil
 	case "test":
-		v, err := jsGet(obj, key)
+		v, err := jsvalue.Get(obj, key)
 		if err != nil {
 			return nil, nil, typeErr(index, err)
 		}
 		return testValue(doc, v, op, index)
 	case "_get":
-		v, err := jsGet(obj, key)
+		v, err := jsvalue.Get(obj, key)
 		if err != nil {
 			return nil, nil, typeErr(index, err)
 		}
@@ -472,7 +473,7 @@ func moveOrCopy(doc any, op *patchOp, index int) (any, any, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	if jvTruthy(removed) {
+	if jsvalue.Truthy(removed) {
 		if removed, err = deepCloneFJP(removed); err != nil {
 			return nil, nil, typeErr(index, err)
 		}
@@ -489,43 +490,43 @@ func moveOrCopy(doc any, op *patchOp, index int) (any, any, error) {
 
 // arrayOp applies an operation to an array element: ik when numeric, else
 // the property key (reached only without validation).
-func arrayOp(doc any, op *patchOp, arr *jsArray, ik int, numeric bool, key string, index int) (any, any, error) {
+func arrayOp(doc any, op *patchOp, arr *jsvalue.Array, ik int, numeric bool, key string, index int) (any, any, error) {
 	switch op.op {
 	case "add":
 		if !numeric {
-			if err := jsSet(arr, key, op.value); err != nil {
+			if err := jsvalue.Set(arr, key, op.value); err != nil {
 				return nil, nil, typeErr(index, err)
 			}
 			return doc, nil, nil
 		}
-		i := spliceStart(float64(ik), len(arr.elems))
-		arr.elems = append(arr.elems, nil)
-		copy(arr.elems[i+1:], arr.elems[i:])
-		arr.elems[i] = op.value
+		i := spliceStart(float64(ik), len(arr.Elems))
+		arr.Elems = append(arr.Elems, nil)
+		copy(arr.Elems[i+1:], arr.Elems[i:])
+		arr.Elems[i] = op.value
 		return doc, nil, nil
 	case "remove":
 		start := float64(ik)
 		if !numeric {
 			start = jsNumberOf(key)
 		}
-		i := spliceStart(start, len(arr.elems))
-		if i >= len(arr.elems) {
-			return doc, jvUndef, nil
+		i := spliceStart(start, len(arr.Elems))
+		if i >= len(arr.Elems) {
+			return doc, jsvalue.Undef, nil
 		}
-		removed := arr.elems[i]
-		arr.elems = append(arr.elems[:i], arr.elems[i+1:]...)
+		removed := arr.Elems[i]
+		arr.Elems = append(arr.Elems[:i], arr.Elems[i+1:]...)
 		return doc, removed, nil
 	case "replace":
 		if !numeric {
-			removed, _ := jsGet(arr, key)
-			if err := jsSet(arr, key, op.value); err != nil {
+			removed, _ := jsvalue.Get(arr, key)
+			if err := jsvalue.Set(arr, key, op.value); err != nil {
 				return nil, nil, typeErr(index, err)
 			}
 			return doc, removed, nil
 		}
 		removed := elemAt(arr, ik)
 		if ik >= 0 {
-			if err := jsSet(arr, strconv.Itoa(ik), op.value); err != nil {
+			if err := jsvalue.Set(arr, strconv.Itoa(ik), op.value); err != nil {
 				return nil, nil, typeErr(index, err)
 			}
 		}
@@ -533,7 +534,7 @@ func arrayOp(doc any, op *patchOp, arr *jsArray, ik int, numeric bool, key strin
 	case "test", "_get":
 		v := elemAt(arr, ik)
 		if !numeric {
-			v, _ = jsGet(arr, key)
+			v, _ = jsvalue.Get(arr, key)
 		}
 		if op.op == "_get" {
 			return doc, v, nil
@@ -543,11 +544,11 @@ func arrayOp(doc any, op *patchOp, arr *jsArray, ik int, numeric bool, key strin
 	return moveOrCopy(doc, op, index)
 }
 
-func elemAt(arr *jsArray, i int) any {
-	if i < 0 || i >= len(arr.elems) {
-		return jvUndef
+func elemAt(arr *jsvalue.Array, i int) any {
+	if i < 0 || i >= len(arr.Elems) {
+		return jsvalue.Undef
 	}
-	return arr.elems[i]
+	return arr.Elems[i]
 }
 
 // spliceStart is where Array.prototype.splice starts for a start argument
@@ -598,18 +599,18 @@ func toInt32(s string) int {
 
 // jsAreEquals is fast-json-patch's _areEquals(a, b).
 func jsAreEquals(a, b any) (bool, error) {
-	if jsStrictEqual(a, b) {
+	if jsvalue.StrictEqual(a, b) {
 		return true, nil
 	}
-	if jvTruthy(a) && jvTruthy(b) && isJSObjectType(a) && isJSObjectType(b) {
-		arrA, okA := a.(*jsArray)
-		arrB, okB := b.(*jsArray)
+	if jsvalue.Truthy(a) && jsvalue.Truthy(b) && jsvalue.IsObjectType(a) && jsvalue.IsObjectType(b) {
+		arrA, okA := a.(*jsvalue.Array)
+		arrB, okB := b.(*jsvalue.Array)
 		if okA && okB {
-			if len(arrA.elems) != len(arrB.elems) {
+			if len(arrA.Elems) != len(arrB.Elems) {
 				return false, nil
 			}
-			for i := len(arrA.elems) - 1; i >= 0; i-- {
-				if eq, err := jsAreEquals(arrA.elems[i], arrB.elems[i]); err != nil || !eq {
+			for i := len(arrA.Elems) - 1; i >= 0; i-- {
+				if eq, err := jsAreEquals(arrA.Elems[i], arrB.Elems[i]); err != nil || !eq {
 					return false, err
 				}
 			}
@@ -618,23 +619,23 @@ func jsAreEquals(a, b any) (bool, error) {
 		if okA != okB {
 			return false, nil
 		}
-		oa, ob := a.(*jsObject), b.(*jsObject)
-		keys := oa.ownKeys()
-		if len(keys) != len(ob.keys) {
+		oa, ob := a.(*jsvalue.Object), b.(*jsvalue.Object)
+		keys := oa.Keys()
+		if len(keys) != ob.Len() {
 			return false, nil
 		}
 		if len(keys) > 0 {
-			if _, shadowed := ob.own("hasOwnProperty"); shadowed {
-				return false, &jsTypeError{"b.hasOwnProperty is not a function"}
+			if _, shadowed := ob.Own("hasOwnProperty"); shadowed {
+				return false, &jsvalue.TypeError{Msg: "b.hasOwnProperty is not a function"}
 			}
 		}
 		for i := len(keys) - 1; i >= 0; i-- {
-			if _, ok := ob.own(keys[i]); !ok {
+			if _, ok := ob.Own(keys[i]); !ok {
 				return false, nil
 			}
 		}
 		for i := len(keys) - 1; i >= 0; i-- {
-			if eq, err := jsAreEquals(oa.vals[keys[i]], ob.vals[keys[i]]); err != nil || !eq {
+			if eq, err := jsAreEquals(oa.Get(keys[i]), ob.Get(keys[i])); err != nil || !eq {
 				return false, err
 			}
 		}

@@ -3,6 +3,7 @@ package agui
 //go:generate sh -c "cd ../internal/oracle/v0.0.59 && node genschema.mjs | gofmt > ../../../agui/schema0059_gen.go"
 
 import (
+	"github.com/aguitest/aguitest/internal/jsvalue"
 	"math"
 	"strconv"
 	"strings"
@@ -83,7 +84,7 @@ type z3Checker struct {
 // z3Check validates the JSON event raw against EventSchemas of @ag-ui/core
 // 0.0.59 and returns zod's issues, in its order.
 func z3Check(raw []byte) []schemaIssue {
-	v, err := parseJV(raw)
+	v, err := jsvalue.Parse(raw)
 	if err != nil {
 		return nil
 	}
@@ -114,7 +115,7 @@ func (c *z3Checker) pointer() string {
 // z3TypeOf is zod 3's getParsedType for a JSON value.
 func z3TypeOf(v any) string {
 	switch x := v.(type) {
-	case jsUndefined:
+	case jsvalue.Undefined:
 		return "undefined"
 	case nil:
 		return "null"
@@ -127,7 +128,7 @@ func z3TypeOf(v any) string {
 			return "nan"
 		}
 		return "number"
-	case *jsArray:
+	case *jsvalue.Array:
 		return "array"
 	}
 	return "object"
@@ -157,7 +158,7 @@ func (c *z3Checker) parse(v any, s *z3) z3Status {
 	case z3Any:
 		return z3Valid
 	case z3Optional:
-		if _, ok := v.(jsUndefined); ok {
+		if _, ok := v.(jsvalue.Undefined); ok {
 			return z3Valid
 		}
 		return c.parse(v, s.inner)
@@ -213,23 +214,23 @@ func (c *z3Checker) parse(v any, s *z3) z3Status {
 				return z3Valid
 			}
 		}
-		c.fail("Invalid enum value. Expected " + joinValues(s.values) + ", received '" + jsToString(v) + "'")
+		c.fail("Invalid enum value. Expected " + joinValues(s.values) + ", received '" + jsvalue.ToString(v) + "'")
 		return z3Aborted
 	case z3Object:
-		o, ok := v.(*jsObject)
+		o, ok := v.(*jsvalue.Object)
 		if !ok {
 			return c.invalidType("object", v)
 		}
 		st := z3Valid
 		for _, f := range s.fields {
 			c.path = append(c.path, f.name)
-			fs := c.parse(o.get(f.name), f.s)
+			fs := c.parse(o.Get(f.name), f.s)
 			c.path = c.path[:len(c.path)-1]
 			st = max(st, fs)
 		}
 		if s.unknown == z3Strict {
 			var extra []string
-			for _, k := range o.ownKeys() {
+			for _, k := range o.Keys() {
 				known := false
 				for _, f := range s.fields {
 					if f.name == k {
@@ -248,30 +249,30 @@ func (c *z3Checker) parse(v any, s *z3) z3Status {
 		}
 		return st
 	case z3Array:
-		a, ok := v.(*jsArray)
+		a, ok := v.(*jsvalue.Array)
 		if !ok {
 			return c.invalidType("array", v)
 		}
 		st := z3Valid
-		if len(a.elems) < s.minLen {
+		if len(a.Elems) < s.minLen {
 			c.fail("Array must contain at least " + strconv.Itoa(s.minLen) + " element(s)")
 			st = z3Dirty
 		}
-		for i, el := range a.elems {
+		for i, el := range a.Elems {
 			c.path = append(c.path, strconv.Itoa(i))
 			st = max(st, c.parse(el, s.elem))
 			c.path = c.path[:len(c.path)-1]
 		}
 		return st
 	case z3Record:
-		o, ok := v.(*jsObject)
+		o, ok := v.(*jsvalue.Object)
 		if !ok {
 			return c.invalidType("object", v)
 		}
 		st := z3Valid
-		for _, k := range o.ownKeys() {
+		for _, k := range o.Keys() {
 			c.path = append(c.path, k)
-			st = max(st, c.parse(o.get(k), s.elem))
+			st = max(st, c.parse(o.Get(k), s.elem))
 			c.path = c.path[:len(c.path)-1]
 		}
 		return st
@@ -295,12 +296,12 @@ func (c *z3Checker) parse(v any, s *z3) z3Status {
 		c.fail("Invalid input")
 		return z3Aborted
 	case z3Tagged:
-		o, ok := v.(*jsObject)
+		o, ok := v.(*jsvalue.Object)
 		if !ok {
 			return c.invalidType("object", v)
 		}
-		tag, _ := o.get(s.tag).(string)
-		_, isStr := o.get(s.tag).(string)
+		tag, _ := o.Get(s.tag).(string)
+		_, isStr := o.Get(s.tag).(string)
 		for _, opt := range s.options {
 			if isStr && opt.literalOf(s.tag) == tag {
 				return c.parse(v, opt)
@@ -317,8 +318,8 @@ func (c *z3Checker) parse(v any, s *z3) z3Status {
 		if st == z3Aborted {
 			return st
 		}
-		o, _ := v.(*jsObject)
-		if o != nil && o.get("type") == "binary" && !jvTruthy(o.get("id")) && !jvTruthy(o.get("url")) && !jvTruthy(o.get("data")) {
+		o, _ := v.(*jsvalue.Object)
+		if o != nil && o.Get("type") == "binary" && !jsvalue.Truthy(o.Get("id")) && !jsvalue.Truthy(o.Get("url")) && !jsvalue.Truthy(o.Get("data")) {
 			c.failAt("id", "BinaryInputContent requires at least one of id, url, or data.")
 			return z3Dirty
 		}
@@ -334,9 +335,9 @@ func (c *z3Checker) parse(v any, s *z3) z3Status {
 func z3Output(v any, s *z3) any {
 	switch s.kind {
 	case z3Optional:
-		if _, ok := v.(jsUndefined); ok {
+		if _, ok := v.(jsvalue.Undefined); ok {
 			if s.dflt != "" {
-				d, _ := parseJV([]byte(s.dflt))
+				d, _ := jsvalue.Parse([]byte(s.dflt))
 				return d
 			}
 			return v
@@ -348,43 +349,43 @@ func z3Output(v any, s *z3) any {
 		}
 		return z3Output(v, s.inner)
 	case z3Object:
-		o, ok := v.(*jsObject)
+		o, ok := v.(*jsvalue.Object)
 		if !ok {
 			return v
 		}
-		out := newJSObject()
+		out := jsvalue.NewObject()
 		for _, f := range s.fields {
-			fv := z3Output(o.get(f.name), f.s)
-			if _, undef := fv.(jsUndefined); !undef && f.name != "__proto__" {
-				out.set(f.name, fv)
+			fv := z3Output(o.Get(f.name), f.s)
+			if _, undef := fv.(jsvalue.Undefined); !undef && f.name != "__proto__" {
+				out.Set(f.name, fv)
 			}
 		}
 		if s.unknown == z3Passthrough {
-			for _, k := range o.ownKeys() {
-				if _, has := out.own(k); !has && s.field(k) == nil {
-					out.set(k, o.get(k))
+			for _, k := range o.Keys() {
+				if _, has := out.Own(k); !has && s.field(k) == nil {
+					out.Set(k, o.Get(k))
 				}
 			}
 		}
 		return out
 	case z3Array:
-		a, ok := v.(*jsArray)
+		a, ok := v.(*jsvalue.Array)
 		if !ok {
 			return v
 		}
-		out := &jsArray{elems: make([]any, len(a.elems))}
-		for i, el := range a.elems {
-			out.elems[i] = z3Output(el, s.elem)
+		out := &jsvalue.Array{Elems: make([]any, len(a.Elems))}
+		for i, el := range a.Elems {
+			out.Elems[i] = z3Output(el, s.elem)
 		}
 		return out
 	case z3Record:
-		o, ok := v.(*jsObject)
+		o, ok := v.(*jsvalue.Object)
 		if !ok {
 			return v
 		}
-		out := newJSObject()
-		for _, k := range o.ownKeys() {
-			out.set(k, z3Output(o.get(k), s.elem))
+		out := jsvalue.NewObject()
+		for _, k := range o.Keys() {
+			out.Set(k, z3Output(o.Get(k), s.elem))
 		}
 		return out
 	case z3Union:
@@ -396,8 +397,8 @@ func z3Output(v any, s *z3) any {
 		}
 		return v
 	case z3Tagged:
-		if o, ok := v.(*jsObject); ok {
-			tag, _ := o.get(s.tag).(string)
+		if o, ok := v.(*jsvalue.Object); ok {
+			tag, _ := o.Get(s.tag).(string)
 			for _, opt := range s.options {
 				if opt.literalOf(s.tag) == tag {
 					return z3Output(v, opt)

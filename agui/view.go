@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/aguitest/aguitest/internal/jsonx"
+	"github.com/aguitest/aguitest/internal/jsvalue"
 	"strings"
 	"unicode/utf8"
 )
@@ -36,7 +38,7 @@ import (
 // The zero View is not ready; use [NewView] or [Assemble]. A View belongs
 // to one goroutine at a time.
 type View struct {
-	msgs  []*jsObject
+	msgs  []*jsvalue.Object
 	state any // what the reducer holds
 	// agent is agent.state: the last state the reducer published. They
 	// differ only after a patch that leaves no document.
@@ -49,7 +51,7 @@ type View struct {
 	warns   []Warning
 	// texts are the strings being streamed into messages and calls, so
 	// that appending a delta costs the delta, not the whole text.
-	texts map[*jsObject]*textBuf
+	texts map[*jsvalue.Object]*textBuf
 	index viewIndex
 	// client is the @ag-ui/client version whose pipeline Apply follows
 	// ("" for 1.0.0); see NewClientView.
@@ -65,15 +67,15 @@ type textBuf struct {
 // appendText returns old+delta as JavaScript joins them, for the text
 // that holder (a message, a call's function) streams. While old is the
 // string this builds, the delta is appended to it in place.
-func (v *View) appendText(holder *jsObject, old, delta string) string {
+func (v *View) appendText(holder *jsvalue.Object, old, delta string) string {
 	if len(old) >= 3 && len(delta) >= 3 {
-		if _, ok := surrogateAt(old, len(old)-3); ok {
+		if _, ok := jsonx.Surrogate(old, len(old)-3); ok {
 			delete(v.texts, holder)
-			return jsConcat(old, delta) // may join a surrogate pair
+			return jsvalue.Concat(old, delta) // may join a surrogate pair
 		}
 	}
 	if v.texts == nil {
-		v.texts = map[*jsObject]*textBuf{}
+		v.texts = map[*jsvalue.Object]*textBuf{}
 	}
 	tb := v.texts[holder]
 	if tb == nil || tb.last != old { // equal strings compare in O(1) when they share bytes
@@ -95,9 +97,9 @@ func NewView(in RunAgentInput) *View {
 	for _, m := range in.Messages {
 		v.msgs = append(v.msgs, messageJS(m))
 	}
-	v.state = newJSObject()
+	v.state = jsvalue.NewObject()
 	if s := bytes.TrimSpace(in.State); len(s) > 0 && string(s) != "null" {
-		if st, err := parseJV(s); err == nil {
+		if st, err := jsvalue.Parse(s); err == nil {
 			v.state = st
 		}
 	}
@@ -121,7 +123,7 @@ func Assemble(in RunAgentInput, events []Event) (*View, error) {
 
 // messageJS converts a message to the value the client holds after
 // JSON.parse of its JSON.
-func messageJS(m Message) *jsObject {
+func messageJS(m Message) *jsvalue.Object {
 	b, err := m.MarshalJSON()
 	var parts []byte
 	if err != nil {
@@ -131,14 +133,14 @@ func messageJS(m Message) *jsObject {
 		m.Content = Content{}
 		b, _ = m.MarshalJSON()
 	}
-	v, _ := parseJV(b)
-	o, ok := v.(*jsObject)
+	v, _ := jsvalue.Parse(b)
+	o, ok := v.(*jsvalue.Object)
 	if !ok {
-		o = newJSObject()
+		o = jsvalue.NewObject()
 	}
 	if parts != nil {
-		p, _ := parseJV(parts)
-		o.set("content", p)
+		p, _ := jsvalue.Parse(parts)
+		o.Set("content", p)
 	}
 	return o
 }
@@ -222,8 +224,8 @@ func (v *View) Messages() []Message {
 	out := make([]Message, 0, len(v.msgs))
 	for _, m := range v.msgs {
 		var msg Message
-		if err := json.Unmarshal(stringifyJS(m), &msg); err != nil {
-			msg = Message{ID: wellFormed(jsToString(m.get("id"))), Role: Role(wellFormed(jsToString(m.get("role"))))}
+		if err := json.Unmarshal(jsvalue.Stringify(m), &msg); err != nil {
+			msg = Message{ID: jsvalue.WellFormed(jsvalue.ToString(m.Get("id"))), Role: Role(jsvalue.WellFormed(jsvalue.ToString(m.Get("role"))))}
 		}
 		out = append(out, msg)
 	}
@@ -233,17 +235,17 @@ func (v *View) Messages() []Message {
 // MessagesJSON returns the messages as JSON.stringify writes the client's
 // agent.messages.
 func (v *View) MessagesJSON() json.RawMessage {
-	arr := &jsArray{elems: make([]any, len(v.msgs))}
+	arr := &jsvalue.Array{Elems: make([]any, len(v.msgs))}
 	for i, m := range v.msgs {
-		arr.elems[i] = m
+		arr.Elems[i] = m
 	}
-	return stringifyJS(arr)
+	return jsvalue.Stringify(arr)
 }
 
 // State returns the state as JSON.stringify writes the client's
 // agent.state.
 func (v *View) State() json.RawMessage {
-	if b := stringifyJS(v.agent); b != nil {
+	if b := jsvalue.Stringify(v.agent); b != nil {
 		return b
 	}
 	return json.RawMessage("null")
@@ -271,11 +273,11 @@ func (v *View) String() string {
 func viewField(e Event, name string) any {
 	raw, ok := e.Field(name)
 	if !ok {
-		return jvUndef
+		return jsvalue.Undef
 	}
-	x, err := parseJV(raw)
+	x, err := jsvalue.Parse(raw)
 	if err != nil {
-		return jvUndef
+		return jsvalue.Undef
 	}
 	return x
 }
@@ -310,9 +312,9 @@ func (v *View) warn(t EventType, format string, args ...any) {
 // idText quotes an id for a warning.
 func idText(id any) string {
 	if s, ok := id.(string); ok {
-		return "'" + wellFormed(s) + "'"
+		return "'" + jsvalue.WellFormed(s) + "'"
 	}
-	return string(stringifyJS(id))
+	return string(jsvalue.Stringify(id))
 }
 
 // viewIndex finds messages and calls by id without scanning: the first
@@ -331,7 +333,7 @@ type viewIndex struct {
 
 type callRef struct {
 	at   int
-	call *jsObject
+	call *jsvalue.Object
 }
 
 // idKey is a map key that is equal for ids JavaScript finds ===.
@@ -359,13 +361,13 @@ func (v *View) grow() {
 
 // add indexes message m at i, and its calls, unless earlier messages hold
 // their ids.
-func (ix *viewIndex) add(i int, m *jsObject) {
-	k := idKey(m.get("id"))
+func (ix *viewIndex) add(i int, m *jsvalue.Object) {
+	k := idKey(m.Get("id"))
 	if _, ok := ix.msgs[k]; !ok {
 		ix.msgs[k] = i
 	}
 	for _, c := range callsOf(m) {
-		if co, ok := c.(*jsObject); ok {
+		if co, ok := c.(*jsvalue.Object); ok {
 			ix.addCall(i, m, co)
 		}
 	}
@@ -373,8 +375,8 @@ func (ix *viewIndex) add(i int, m *jsObject) {
 
 // addCall indexes call co of message m at i, unless an earlier message
 // holds its id.
-func (ix *viewIndex) addCall(i int, m, co *jsObject) {
-	ck := idKey(co.get("id"))
+func (ix *viewIndex) addCall(i int, m, co *jsvalue.Object) {
+	ck := idKey(co.Get("id"))
 	if _, ok := ix.calls[ck]; !ok {
 		ix.calls[ck] = callRef{i, co}
 	}
@@ -398,7 +400,7 @@ func (v *View) indexed() *viewIndex {
 }
 
 // find returns the first message whose id is id, and its index.
-func (v *View) find(id any) (*jsObject, int) {
+func (v *View) find(id any) (*jsvalue.Object, int) {
 	if f, ok := id.(float64); ok && f != f {
 		return nil, -1 // NaN is not === to itself
 	}
@@ -408,24 +410,24 @@ func (v *View) find(id any) (*jsObject, int) {
 	return nil, -1
 }
 
-func role(m *jsObject) any { return m.get("role") }
+func role(m *jsvalue.Object) any { return m.Get("role") }
 
-func isRole(m *jsObject, r string) bool {
+func isRole(m *jsvalue.Object, r string) bool {
 	s, ok := role(m).(string)
 	return ok && s == r
 }
 
 // callsOf returns a message's tool calls when it has a list of them.
-func callsOf(m *jsObject) []any {
-	if a, ok := m.get("toolCalls").(*jsArray); ok {
-		return a.elems
+func callsOf(m *jsvalue.Object) []any {
+	if a, ok := m.Get("toolCalls").(*jsvalue.Array); ok {
+		return a.Elems
 	}
 	return nil
 }
 
 // findCall returns the first message holding a call with id (the first
 // assistant message when assistantOnly), its index, and the call.
-func (v *View) findCall(id any, assistantOnly bool) (*jsObject, int, *jsObject) {
+func (v *View) findCall(id any, assistantOnly bool) (*jsvalue.Object, int, *jsvalue.Object) {
 	if f, ok := id.(float64); ok && f != f {
 		return nil, -1, nil
 	}
@@ -442,22 +444,22 @@ func (v *View) findCall(id any, assistantOnly bool) (*jsObject, int, *jsObject) 
 
 // mergeMetadataInto folds an event's metadata into target, as the client's
 // applyEventMetadata does: key by key, the event's keys winning.
-func mergeMetadataInto(target *jsObject, e Event) {
+func mergeMetadataInto(target *jsvalue.Object, e Event) {
 	if target == nil {
 		return
 	}
 	in := viewField(e, "metadata")
-	if _, ok := in.(jsUndefined); ok {
+	if _, ok := in.(jsvalue.Undefined); ok {
 		return
 	}
-	merged := newJSObject()
-	if old, ok := target.own("metadata"); ok {
-		if _, undef := old.(jsUndefined); !undef {
-			spreadInto(merged, old)
+	merged := jsvalue.NewObject()
+	if old, ok := target.Own("metadata"); ok {
+		if _, undef := old.(jsvalue.Undefined); !undef {
+			jsvalue.SpreadInto(merged, old)
 		}
 	}
-	spreadInto(merged, in)
-	target.set("metadata", merged)
+	jsvalue.SpreadInto(merged, in)
+	target.Set("metadata", merged)
 }
 
 // apply is the reducer for one expanded event.
@@ -471,24 +473,24 @@ func (v *View) apply(e Event) error {
 			return nil
 		}
 		if existing == nil {
-			existing = newJSObject()
-			existing.set("id", id)
+			existing = jsvalue.NewObject()
+			existing.Set("id", id)
 			if e.Type() == TextMessageStart {
 				r := viewField(e, "role")
-				if _, ok := r.(jsUndefined); ok {
+				if _, ok := r.(jsvalue.Undefined); ok {
 					r = "assistant"
 				}
-				existing.set("role", r)
-				existing.set("content", "")
+				existing.Set("role", r)
+				existing.Set("content", "")
 				if name := viewField(e, "name"); !isUndefined(name) {
-					existing.set("name", name)
+					existing.Set("name", name)
 				}
 			} else {
-				existing.set("role", "reasoning")
-				existing.set("content", "")
+				existing.Set("role", "reasoning")
+				existing.Set("content", "")
 			}
-			if sub := viewField(e, "subagentRunId"); !jsNullish(sub) {
-				existing.set("subagentRunId", sub)
+			if sub := viewField(e, "subagentRunId"); !jsvalue.Nullish(sub) {
+				existing.Set("subagentRunId", sub)
 			}
 			v.msgs = append(v.msgs, existing)
 		}
@@ -499,8 +501,8 @@ func (v *View) apply(e Event) error {
 		if m == nil || isRole(m, "activity") {
 			return nil
 		}
-		old, _ := m.get("content").(string)
-		m.set("content", v.appendText(m, old, jsToString(viewField(e, "delta"))))
+		old, _ := m.Get("content").(string)
+		m.Set("content", v.appendText(m, old, jsvalue.ToString(viewField(e, "delta"))))
 		mergeMetadataInto(m, e)
 
 	case TextMessageEnd, ReasoningMessageEnd:
@@ -519,17 +521,17 @@ func (v *View) apply(e Event) error {
 			return nil
 		}
 		if e.Type() == ToolCallArgs {
-			fn := call.get("function")
-			args, err := jsGet(fn, "arguments")
+			fn := call.Get("function")
+			args, err := jsvalue.Get(fn, "arguments")
 			if err != nil {
 				return err
 			}
-			delta := jsToString(viewField(e, "delta"))
-			joined := jsConcat(jsToString(args), delta)
-			if fo, ok := fn.(*jsObject); ok {
-				joined = v.appendText(fo, jsToString(args), delta)
+			delta := jsvalue.ToString(viewField(e, "delta"))
+			joined := jsvalue.Concat(jsvalue.ToString(args), delta)
+			if fo, ok := fn.(*jsvalue.Object); ok {
+				joined = v.appendText(fo, jsvalue.ToString(args), delta)
 			}
-			if err := jsSet(fn, "arguments", joined); err != nil {
+			if err := jsvalue.Set(fn, "arguments", joined); err != nil {
 				return err
 			}
 		}
@@ -540,7 +542,7 @@ func (v *View) apply(e Event) error {
 
 	case StateSnapshot:
 		v.state = viewField(e, "snapshot")
-		if !isUndefined(v.state) && (v.client != ClientV0059 || jvTruthy(v.state)) {
+		if !isUndefined(v.state) && (v.client != ClientV0059 || jsvalue.Truthy(v.state)) {
 			v.agent = v.state
 		}
 
@@ -550,12 +552,12 @@ func (v *View) apply(e Event) error {
 			v.warn(e.Type(), "the patch does not apply to the state, which the client keeps as it was: %v", err)
 			return nil
 		}
-		if hasCycle(next) {
+		if jsvalue.HasCycle(next) {
 			return errCycle
 		}
 		v.state = next
-		if !isUndefined(next) && (v.client != ClientV0059 || jvTruthy(next)) {
-			if _, err := structuredCloneJS(next); err != nil {
+		if !isUndefined(next) && (v.client != ClientV0059 || jsvalue.Truthy(next)) {
+			if _, err := jsvalue.StructuredClone(next); err != nil {
 				return fmt.Errorf("STATE_DELTA: the client cannot copy the patched state: %w", err)
 			}
 			v.agent = next
@@ -571,21 +573,21 @@ func (v *View) apply(e Event) error {
 		return v.activityDelta(e)
 
 	case RunStarted:
-		in, ok := viewField(e, "input").(*jsObject)
+		in, ok := viewField(e, "input").(*jsvalue.Object)
 		if !ok {
 			return nil
 		}
-		list, ok := in.get("messages").(*jsArray)
+		list, ok := in.Get("messages").(*jsvalue.Array)
 		if !ok {
 			return nil
 		}
-		for _, x := range list.elems {
-			m, ok := x.(*jsObject)
+		for _, x := range list.Elems {
+			m, ok := x.(*jsvalue.Object)
 			if !ok {
 				continue
 			}
 			m = withoutNullTag(m)
-			if found, _ := v.find(m.get("id")); found == nil {
+			if found, _ := v.find(m.Get("id")); found == nil {
 				v.msgs = append(v.msgs, m)
 			}
 		}
@@ -594,28 +596,28 @@ func (v *View) apply(e Event) error {
 		entity, value := viewField(e, "entityId"), viewField(e, "encryptedValue")
 		if s, _ := viewField(e, "subtype").(string); s == "tool-call" {
 			if _, _, call := v.findCall(entity, true); call != nil {
-				call.set("encryptedValue", value)
+				call.Set("encryptedValue", value)
 			}
 			return nil
 		}
 		if m, _ := v.find(entity); m != nil && !isRole(m, "activity") {
-			m.set("encryptedValue", value)
+			m.Set("encryptedValue", value)
 		}
 	}
 	return nil
 }
 
 func isUndefined(x any) bool {
-	_, ok := x.(jsUndefined)
+	_, ok := x.(jsvalue.Undefined)
 	return ok
 }
 
 // withoutNullTag returns m without a null subagentRunId (a copy when it
 // has one): the client reads a null tag as absent.
-func withoutNullTag(m *jsObject) *jsObject {
-	if t, ok := m.own("subagentRunId"); ok && t == nil {
-		c := m.spread()
-		c.del("subagentRunId")
+func withoutNullTag(m *jsvalue.Object) *jsvalue.Object {
+	if t, ok := m.Own("subagentRunId"); ok && t == nil {
+		c := m.Spread()
+		c.Del("subagentRunId")
 		return c
 	}
 	return m
@@ -626,9 +628,9 @@ func (v *View) toolCallStart(e Event) {
 	name := viewField(e, "toolCallName")
 	if _, _, call := v.findCall(id, false); call != nil {
 		// A start applied twice updates the call instead of adding one.
-		if fn := call.get("function"); !jsStrictEqual(mustGet(fn, "name"), name) {
+		if fn := call.Get("function"); !jsvalue.StrictEqual(mustGet(fn, "name"), name) {
 			v.warn(ToolCallStart, "tool call %s already exists as %s; the client renames it %s", idText(id), idText(mustGet(fn, "name")), idText(name))
-			_ = jsSet(fn, "name", name)
+			_ = jsvalue.Set(fn, "name", name)
 		}
 		mergeMetadataInto(call, e)
 		return
@@ -639,35 +641,35 @@ func (v *View) toolCallStart(e Event) {
 	// created: no message held the target's id before (SameValueZero,
 	// which is === but for NaN).
 	created := true
-	if tid, ok := target.get("id").(float64); ok && tid != tid {
+	if tid, ok := target.Get("id").(float64); ok && tid != tid {
 		for _, m := range v.msgs[:n] {
-			if sameValueZero(m.get("id"), tid) {
+			if jsvalue.SameValueZero(m.Get("id"), tid) {
 				created = false
 				break
 			}
 		}
-	} else if _, ok := ix.msgs[idKey(target.get("id"))]; ok {
+	} else if _, ok := ix.msgs[idKey(target.Get("id"))]; ok {
 		created = false
 	}
-	if sub := viewField(e, "subagentRunId"); created && !jsNullish(sub) && isUndefined(target.get("subagentRunId")) {
-		target.set("subagentRunId", sub)
+	if sub := viewField(e, "subagentRunId"); created && !jsvalue.Nullish(sub) && isUndefined(target.Get("subagentRunId")) {
+		target.Set("subagentRunId", sub)
 	}
-	if jsNullish(target.get("toolCalls")) {
-		target.set("toolCalls", &jsArray{})
+	if jsvalue.Nullish(target.Get("toolCalls")) {
+		target.Set("toolCalls", &jsvalue.Array{})
 	}
-	call := newJSObject()
-	call.set("id", id)
-	call.set("type", "function")
-	fn := newJSObject()
-	fn.set("name", name)
-	fn.set("arguments", "")
-	call.set("function", fn)
-	if list, ok := target.get("toolCalls").(*jsArray); ok {
-		list.elems = append(list.elems, call)
+	call := jsvalue.NewObject()
+	call.Set("id", id)
+	call.Set("type", "function")
+	fn := jsvalue.NewObject()
+	fn.Set("name", name)
+	fn.Set("arguments", "")
+	call.Set("function", fn)
+	if list, ok := target.Get("toolCalls").(*jsvalue.Array); ok {
+		list.Elems = append(list.Elems, call)
 		if len(v.msgs) == n {
 			// A message already indexed: its new call is indexed here;
 			// a new message is, with its calls, by grow.
-			if _, at := v.find(target.get("id")); at >= 0 && v.msgs[at] == target {
+			if _, at := v.find(target.Get("id")); at >= 0 && v.msgs[at] == target {
 				v.index.addCall(at, target, call)
 			} else {
 				v.changed()
@@ -678,9 +680,9 @@ func (v *View) toolCallStart(e Event) {
 }
 
 func mustGet(v any, k string) any {
-	x, err := jsGet(v, k)
+	x, err := jsvalue.Get(v, k)
 	if err != nil {
-		return jvUndef
+		return jsvalue.Undef
 	}
 	return x
 }
@@ -689,16 +691,16 @@ func mustGet(v any, k string) any {
 // the assistant message named parent; else a new one under parent's id,
 // or under the call's id when parent names another kind of message or is
 // not given.
-func (v *View) resolveAssistant(parent, callID any) *jsObject {
-	newMsg := func(id any) *jsObject {
-		m := newJSObject()
-		m.set("id", id)
-		m.set("role", "assistant")
-		m.set("toolCalls", &jsArray{})
+func (v *View) resolveAssistant(parent, callID any) *jsvalue.Object {
+	newMsg := func(id any) *jsvalue.Object {
+		m := jsvalue.NewObject()
+		m.Set("id", id)
+		m.Set("role", "assistant")
+		m.Set("toolCalls", &jsvalue.Array{})
 		v.msgs = append(v.msgs, m)
 		return m
 	}
-	if !jvTruthy(parent) {
+	if !jsvalue.Truthy(parent) {
 		return newMsg(callID)
 	}
 	existing, _ := v.find(parent)
@@ -706,7 +708,7 @@ func (v *View) resolveAssistant(parent, callID any) *jsObject {
 		return existing
 	}
 	if existing != nil {
-		v.warn(ToolCallStart, "parentMessageId %s names a %s message, not an assistant's; the client puts the call in a new assistant message %s", idText(parent), wellFormed(jsToString(role(existing))), idText(callID))
+		v.warn(ToolCallStart, "parentMessageId %s names a %s message, not an assistant's; the client puts the call in a new assistant message %s", idText(parent), jsvalue.WellFormed(jsvalue.ToString(role(existing))), idText(callID))
 		return newMsg(callID)
 	}
 	return newMsg(parent)
@@ -714,17 +716,17 @@ func (v *View) resolveAssistant(parent, callID any) *jsObject {
 
 func (v *View) toolCallResult(e Event) {
 	callID := viewField(e, "toolCallId")
-	m := newJSObject()
-	m.set("id", viewField(e, "messageId"))
-	m.set("toolCallId", callID)
+	m := jsvalue.NewObject()
+	m.Set("id", viewField(e, "messageId"))
+	m.Set("toolCallId", callID)
 	r := viewField(e, "role")
-	if !jvTruthy(r) {
+	if !jsvalue.Truthy(r) {
 		r = "tool"
 	}
-	m.set("role", r)
-	m.set("content", viewField(e, "content"))
-	if sub := viewField(e, "subagentRunId"); !jsNullish(sub) {
-		m.set("subagentRunId", sub)
+	m.Set("role", r)
+	m.Set("content", viewField(e, "content"))
+	if sub := viewField(e, "subagentRunId"); !jsvalue.Nullish(sub) {
+		m.Set("subagentRunId", sub)
 	}
 	mergeMetadataInto(m, e)
 	_, owner, _ := v.findCall(callID, true)
@@ -753,31 +755,31 @@ type activityScope struct {
 }
 
 func scopeOf(e Event) activityScope {
-	md, ok := viewField(e, "metadata").(*jsObject)
+	md, ok := viewField(e, "metadata").(*jsvalue.Object)
 	if !ok {
 		return activityScope{}
 	}
-	t, ok := md.own("@ag-ui/client")
+	t, ok := md.Own("@ag-ui/client")
 	if !ok {
 		return activityScope{}
 	}
-	to, ok := t.(*jsObject)
+	to, ok := t.(*jsvalue.Object)
 	if !ok {
 		return activityScope{set: true} // no types owned
 	}
-	a, ok := to.own("authoritativeActivityTypes")
+	a, ok := to.Own("authoritativeActivityTypes")
 	if !ok {
 		return activityScope{}
 	}
 	if a == nil {
 		return activityScope{set: true, all: true}
 	}
-	arr, ok := a.(*jsArray)
+	arr, ok := a.(*jsvalue.Array)
 	if !ok {
 		return activityScope{set: true}
 	}
 	var types []string
-	for _, x := range arr.elems {
+	for _, x := range arr.Elems {
 		s, ok := x.(string)
 		if !ok {
 			return activityScope{set: true}
@@ -788,35 +790,35 @@ func scopeOf(e Event) activityScope {
 }
 
 func (v *View) messagesSnapshot(e Event) {
-	list, ok := viewField(e, "messages").(*jsArray)
+	list, ok := viewField(e, "messages").(*jsvalue.Array)
 	if !ok {
 		return
 	}
-	var incoming []*jsObject
-	for _, x := range list.elems {
-		if m, ok := x.(*jsObject); ok {
+	var incoming []*jsvalue.Object
+	for _, x := range list.Elems {
+		if m, ok := x.(*jsvalue.Object); ok {
 			incoming = append(incoming, withoutNullTag(m))
 		}
 	}
-	last := map[any]*jsObject{} // by id, the last one wins
+	last := map[any]*jsvalue.Object{} // by id, the last one wins
 	for _, m := range incoming {
-		last[idKey(m.get("id"))] = m
+		last[idKey(m.Get("id"))] = m
 	}
-	byID := func(id any) *jsObject { return last[idKey(id)] }
+	byID := func(id any) *jsvalue.Object { return last[idKey(id)] }
 	scope := scopeOf(e)
 	hasActivity, hasReasoning := false, false
 	for _, m := range incoming {
 		hasActivity = hasActivity || isRole(m, "activity")
 		hasReasoning = hasReasoning || isRole(m, "reasoning")
 	}
-	preserved := func(m *jsObject) bool {
+	preserved := func(m *jsvalue.Object) bool {
 		if isRole(m, "activity") {
 			switch {
 			case scope.all:
 				return false
 			case scope.set:
 				for _, t := range scope.types {
-					if s, ok := m.get("activityType").(string); ok && s == t {
+					if s, ok := m.Get("activityType").(string); ok && s == t {
 						return false
 					}
 				}
@@ -826,9 +828,9 @@ func (v *View) messagesSnapshot(e Event) {
 		}
 		return isRole(m, "reasoning") && !hasReasoning
 	}
-	var kept []*jsObject
+	var kept []*jsvalue.Object
 	for _, m := range v.msgs {
-		if r := byID(m.get("id")); r != nil {
+		if r := byID(m.Get("id")); r != nil {
 			kept = append(kept, r)
 		} else if preserved(m) {
 			kept = append(kept, m)
@@ -836,10 +838,10 @@ func (v *View) messagesSnapshot(e Event) {
 	}
 	ids := map[any]bool{}
 	for _, m := range kept {
-		ids[idKey(m.get("id"))] = true
+		ids[idKey(m.Get("id"))] = true
 	}
 	for _, m := range incoming {
-		if !ids[idKey(m.get("id"))] { // not updated as it goes: duplicates are all added
+		if !ids[idKey(m.Get("id"))] { // not updated as it goes: duplicates are all added
 			kept = append(kept, m)
 		}
 	}
@@ -850,26 +852,26 @@ func (v *View) messagesSnapshot(e Event) {
 func (v *View) activitySnapshot(e Event) {
 	id := viewField(e, "messageId")
 	existing, at := v.find(id)
-	var activity *jsObject
+	var activity *jsvalue.Object
 	if existing != nil && isRole(existing, "activity") {
 		activity = existing
 	}
 	replace := viewField(e, "replace")
-	if jsNullish(replace) {
+	if jsvalue.Nullish(replace) {
 		replace = true
 	}
 	sub := viewField(e, "subagentRunId")
 	content := viewField(e, "content") // parsed afresh: already the client's copy
-	var target *jsObject
+	var target *jsvalue.Object
 	switch {
-	case at < 0 || (activity == nil && jvTruthy(replace)):
-		m := newJSObject()
-		m.set("id", id)
-		m.set("role", "activity")
-		m.set("activityType", viewField(e, "activityType"))
-		m.set("content", content)
-		if !jsNullish(sub) {
-			m.set("subagentRunId", sub)
+	case at < 0 || (activity == nil && jsvalue.Truthy(replace)):
+		m := jsvalue.NewObject()
+		m.Set("id", id)
+		m.Set("role", "activity")
+		m.Set("activityType", viewField(e, "activityType"))
+		m.Set("content", content)
+		if !jsvalue.Nullish(sub) {
+			m.Set("subagentRunId", sub)
 		}
 		if at < 0 {
 			v.msgs = append(v.msgs, m)
@@ -881,13 +883,13 @@ func (v *View) activitySnapshot(e Event) {
 		}
 		target = m
 	case activity != nil:
-		if jvTruthy(replace) {
-			m := activity.spread()
-			m.set("activityType", viewField(e, "activityType"))
-			m.set("content", content)
-			m.set("subagentRunId", sub)
-			if jsNullish(sub) {
-				m.del("subagentRunId")
+		if jsvalue.Truthy(replace) {
+			m := activity.Spread()
+			m.Set("activityType", viewField(e, "activityType"))
+			m.Set("content", content)
+			m.Set("subagentRunId", sub)
+			if jsvalue.Nullish(sub) {
+				m.Del("subagentRunId")
 			}
 			v.msgs[at] = m
 		}
@@ -908,33 +910,33 @@ func (v *View) activityDelta(e Event) error {
 		return nil
 	}
 	mergeMetadataInto(m, e)
-	base := m.get("content")
-	if jsNullish(base) {
-		base = newJSObject()
+	base := m.Get("content")
+	if jsvalue.Nullish(base) {
+		base = jsvalue.NewObject()
 	}
-	base, err := structuredCloneJS(base)
+	base, err := jsvalue.StructuredClone(base)
 	if err != nil {
 		return nil
 	}
 	patch := viewField(e, "patch")
-	if jsNullish(patch) {
-		patch = &jsArray{}
+	if jsvalue.Nullish(patch) {
+		patch = &jsvalue.Array{}
 	}
 	next, err := applyPatchJS(base, patch)
 	if err != nil {
 		v.warn(e.Type(), "the patch does not apply to the content of activity %s, which the client keeps as it was: %v", idText(id), err)
 		return nil
 	}
-	if hasCycle(next) {
+	if jsvalue.HasCycle(next) {
 		return errCycle
 	}
-	next, err = structuredCloneJS(next)
+	next, err = jsvalue.StructuredClone(next)
 	if err != nil {
 		return nil
 	}
-	c := m.spread()
-	c.set("content", next)
-	c.set("activityType", viewField(e, "activityType"))
+	c := m.Spread()
+	c.Set("content", next)
+	c.Set("activityType", viewField(e, "activityType"))
 	v.msgs[at] = c
 	return nil
 }
@@ -953,7 +955,7 @@ var errCycle = errors.New("a patch moved the whole document into itself; the cli
 
 // findByString returns the first message whose id, read as a string, is
 // id.
-func (v *View) findByString(id string) *jsObject {
+func (v *View) findByString(id string) *jsvalue.Object {
 	if id == "" || strings.Contains(id, "\uFFFD") || !utf8.ValidString(id) {
 		// Ids a Go program reads from the JSON alike: scan.
 		for _, m := range v.msgs {
@@ -978,13 +980,13 @@ func goString(s string) string {
 		return s
 	}
 	var out string
-	_ = json.Unmarshal(appendQuotedJS(nil, s), &out)
+	_ = json.Unmarshal(jsonx.AppendQuote(nil, s), &out)
 	return out
 }
 
 // ownString returns o's own property k when it is a string.
-func ownString(o *jsObject, k string) (string, bool) {
-	x, _ := o.own(k)
+func ownString(o *jsvalue.Object, k string) (string, bool) {
+	x, _ := o.Own(k)
 	s, ok := x.(string)
 	return s, ok
 }
@@ -1009,7 +1011,7 @@ func (v *View) MessageCallIDs(id string) []string {
 	}
 	var ids []string
 	for _, c := range ownCalls(m) {
-		if co, ok := c.(*jsObject); ok {
+		if co, ok := c.(*jsvalue.Object); ok {
 			if s, ok := ownString(co, "id"); ok {
 				ids = append(ids, goString(s))
 			}
@@ -1018,10 +1020,10 @@ func (v *View) MessageCallIDs(id string) []string {
 	return ids
 }
 
-func ownCalls(m *jsObject) []any {
-	x, _ := m.own("toolCalls")
-	if a, ok := x.(*jsArray); ok {
-		return a.elems
+func ownCalls(m *jsvalue.Object) []any {
+	x, _ := m.Own("toolCalls")
+	if a, ok := x.(*jsvalue.Array); ok {
+		return a.Elems
 	}
 	return nil
 }
@@ -1033,7 +1035,7 @@ func (v *View) CallOwner(id string) (string, bool) {
 		// Ids a Go program reads from the JSON alike: scan.
 		for _, m := range v.msgs {
 			for _, c := range ownCalls(m) {
-				if co, ok := c.(*jsObject); ok {
+				if co, ok := c.(*jsvalue.Object); ok {
 					if s, ok := ownString(co, "id"); ok && goString(s) == id {
 						s, _ := ownString(m, "id")
 						return goString(s), true
@@ -1063,13 +1065,13 @@ func (v *View) CallArguments(id string) (string, bool) {
 		return "", false
 	}
 	for _, c := range ownCalls(m) {
-		co, ok := c.(*jsObject)
+		co, ok := c.(*jsvalue.Object)
 		if !ok {
 			continue
 		}
 		if s, ok := ownString(co, "id"); ok && goString(s) == id {
-			fn, ok := co.own("function")
-			if fo, isObj := fn.(*jsObject); ok && isObj {
+			fn, ok := co.Own("function")
+			if fo, isObj := fn.(*jsvalue.Object); ok && isObj {
 				s, ok := ownString(fo, "arguments")
 				return goString(s), ok
 			}

@@ -1,6 +1,10 @@
 package agui
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/aguitest/aguitest/internal/jsvalue"
+)
 
 // NewClientView is NewView for the frontend of client version c: Apply
 // then follows that version's pipeline (for 0.0.59: every event validated
@@ -33,8 +37,8 @@ func (v *View) apply0059(e Event) error {
 			return v.err
 		}
 		// What the transport hands on is zod's output.
-		if jv, err := parseJV(e.raw); err == nil {
-			if b := stringifyJS(z3Output(jv, z3EventSchemas)); b != nil {
+		if jv, err := jsvalue.Parse(e.raw); err == nil {
+			if b := jsvalue.Stringify(z3Output(jv, z3EventSchemas)); b != nil {
 				if t, err := ParseEvent(b); err == nil {
 					e = t
 				}

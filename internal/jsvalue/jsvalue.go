@@ -53,13 +53,13 @@ type Array struct{ Elems []any }
 
 func NewObject() *Object { return &Object{vals: map[string]any{}} }
 
-// own returns the value of an own property.
+// Own returns the value of an own property.
 func (o *Object) Own(k string) (any, bool) {
 	v, ok := o.vals[k]
 	return v, ok
 }
 
-// get returns an own property's value, or undefined.
+// Get returns an own property's value, or undefined.
 func (o *Object) Get(k string) any {
 	if v, ok := o.vals[k]; ok {
 		return v
@@ -67,7 +67,7 @@ func (o *Object) Get(k string) any {
 	return Undef
 }
 
-// set assigns a property: a new key goes last, an existing one keeps its
+// Set assigns a property: a new key goes last, an existing one keeps its
 // place.
 func (o *Object) Set(k string, v any) {
 	if _, ok := o.vals[k]; !ok {
@@ -76,7 +76,10 @@ func (o *Object) Set(k string, v any) {
 	o.vals[k] = v
 }
 
-// del deletes an own property.
+// Len returns the number of own properties.
+func (o *Object) Len() int { return len(o.keys) }
+
+// Del deletes an own property.
 func (o *Object) Del(k string) {
 	if _, ok := o.vals[k]; !ok {
 		return
@@ -85,7 +88,7 @@ func (o *Object) Del(k string) {
 	o.keys = slices.DeleteFunc(o.keys, func(x string) bool { return x == k })
 }
 
-// ownKeys returns the keys in JavaScript's property order: array-index
+// Keys returns the keys in JavaScript's property order: array-index
 // keys ascending, then the others in insertion order.
 func (o *Object) Keys() []string {
 	var idx []string
@@ -111,7 +114,7 @@ func (o *Object) Keys() []string {
 	return out
 }
 
-// spread returns {...o}: a new object with o's own keys, values shared.
+// Spread returns {...o}: a new object with o's own keys, values shared.
 func (o *Object) Spread() *Object {
 	c := &Object{keys: make([]string, 0, len(o.keys)), vals: make(map[string]any, len(o.vals))}
 	for _, k := range o.Keys() {
