@@ -250,27 +250,6 @@ func wholeOnly(ws []Wire) bool {
 	return true
 }
 
-// chunkSlot returns the stream a chunk of turn t belongs to: slotText,
-// slotReasoning, a call's index, or slotEnd.
-func chunkSlot(t *Turn, ti int, c *Chunk) int {
-	switch c.kind() {
-	case kindReasoning:
-		return slotReasoning
-	case kindText:
-		return slotText
-	case kindCall:
-		if c.Call.Index >= 0 {
-			return c.Call.Index
-		}
-		for n, call := range t.Calls {
-			if call.callID(ti, n) == c.Call.ID {
-				return n
-			}
-		}
-	}
-	return slotEnd
-}
-
 // starts returns the streams of turn ti in the order the client sees them
 // start: the order of their first chunks, but on a wire that sends calls
 // whole (Gemini) a call starts at its last chunk.

@@ -243,8 +243,7 @@ func (p *htmlBudget) done(b *runBuilder) {
 	for v := lo; v <= hi+step/1000; v += step {
 		out.Axis = append(out.Axis, axisTick{X: x(v), Y1: axisH - 6, Y2: out.Height, Label: label(v)})
 	}
-	var held heldRun
-	held.held(b.view)
+	held := heldRun{view: b.view}
 	rowOf := map[string]int{}
 	runLane := htmlLane{Class: "lane lane-run", ID: b.id, Label: clip("run "+orNone(b.id), 36), Top: axisH, H: rowH, TextY: axisH + 17}
 	for _, d := range h.runDots {

@@ -117,16 +117,8 @@ func cmdShow(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 	for i, name := range names {
 		if *messages {
-			// The messages a client holds are as large as what it was
-			// sent: --messages reads the input whole.
-			src, err := readSource(name, stdin, p)
-			if err != nil {
-				fmt.Fprintf(stderr, "aguitest show: %v\n", err)
-				return 2
-			}
-			src.client = p.Client
-			assemble(src)
-			if err := writeMessages(stdout, src); err != nil {
+			// It reads as it prints: memory holds what the client holds.
+			if err := streamMessages(name, stdin, stdout, p.Client); err != nil {
 				fmt.Fprintf(stderr, "aguitest show: %v\n", err)
 				return 2
 			}
@@ -243,10 +235,14 @@ type printed struct {
 // render returns the run's waiting lines, lanes with what the client
 // holds now, and empties them.
 func (b *runBuilder) render(file string) []printed {
-	var held heldRun
-	held.held(b.view)
+	held := heldRun{view: b.view}
+	// The lanes before b.printed are printed: a long run is not
+	// scanned again at each flush.
+	for b.printed < len(b.lanes) && b.lanes[b.printed].printed {
+		b.printed++
+	}
 	var pending []*lane
-	for _, l := range b.lanes {
+	for _, l := range b.lanes[b.printed:] {
 		if !l.printed {
 			pending = append(pending, l)
 		}
@@ -363,7 +359,7 @@ func laneLines(l *lane, c *heldRun, shownGroup map[string]bool) []tline {
 		default:
 			shown = strconv.Quote(args) + " (not JSON)"
 		}
-		if m, ok := c.owner[l.id]; c != nil && ok {
+		if m, ok := c.owner(l.id); ok {
 			notes = append(notes, "in "+m)
 		}
 		out = append(out, tline{text: fmt.Sprintf("%scall %s %s %s  [%s]", mark, l.id, l.name, clip(shown, 300), strings.Join(notes, ", ")), bad: l.end < 0})

@@ -11,6 +11,8 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"strings"
+	"sync"
 	"testing"
 )
 
@@ -75,9 +77,37 @@ func Need(t testing.TB, dir, pkg, what string) string {
 		if os.Getenv("CI") != "" {
 			t.Fatalf("%s must run in CI, but %s", what, missing)
 		}
+		notice(missing)
 		t.Skipf("skipping %s: %s", what, missing)
 	}
 	return dir
+}
+
+// noticed holds what a skip has been said for in this test binary (one
+// package).
+var (
+	noticeMu sync.Mutex
+	noticed  = map[string]bool{}
+)
+
+// notice says once per package, where a plain go test shows it, that
+// tests skip for what is missing: go test prints nothing of a passing
+// package but its "ok" line, so it is written to the terminal (/dev/tty)
+// as well as to the test's output (seen with -v).
+func notice(missing string) {
+	noticeMu.Lock()
+	defer noticeMu.Unlock()
+	if noticed[missing] {
+		return
+	}
+	noticed[missing] = true
+	pkg := strings.TrimSuffix(filepath.Base(os.Args[0]), ".test")
+	msg := fmt.Sprintf("aguitest: %s: tests that need npm packages skip: %s\n", pkg, missing)
+	fmt.Fprint(os.Stderr, msg)
+	if tty, err := os.OpenFile("/dev/tty", os.O_WRONLY, 0); err == nil {
+		fmt.Fprint(tty, msg)
+		tty.Close()
+	}
 }
 
 // Run runs node on script in dir, one input a line on its standard input,

@@ -1,4 +1,4 @@
-package scripted
+package scripted_test
 
 import (
 	"context"
@@ -7,6 +7,8 @@ import (
 	"io"
 	"slices"
 	"testing"
+
+	. "github.com/aguitest/aguitest/scripted"
 
 	"github.com/google/go-cmp/cmp"
 	openai "github.com/openai/openai-go/v3"

@@ -1,4 +1,4 @@
-package replay
+package replay_test
 
 import (
 	"bytes"
@@ -24,8 +24,11 @@ import (
 	btypes "github.com/aws/aws-sdk-go-v2/service/bedrockruntime/types"
 	ollama "github.com/ollama/ollama/api"
 
+	"github.com/aguitest/aguitest/internal/llmwire"
 	"github.com/aguitest/aguitest/recorder"
 	"github.com/aguitest/aguitest/scripted"
+
+	. "github.com/aguitest/aguitest/replay"
 )
 
 // A wireClient reads one answer on a wire with a real client, through hc.
@@ -238,7 +241,7 @@ func TestCaptureReplayEveryWire(t *testing.T) {
 				t.Fatal(err)
 			}
 			exs := rec.Exchanges()
-			if len(exs) != 1 || exs[0].Status != 200 || len(exs[0].Chunks) == 0 || string(exchangeWire(exs[0].Exchange)) != wireOf(c.wire) {
+			if len(exs) != 1 || exs[0].Status != 200 || len(exs[0].Chunks) == 0 || string(wireOfURL(t, exs[0].URL)) != wireOf(c.wire) {
 				t.Fatalf("exchanges %+v", exs)
 			}
 			var body bytes.Buffer
@@ -353,3 +356,13 @@ func TestReplayMismatchShape(t *testing.T) {
 }
 
 func wireOf(w scripted.Wire) string { return string(w) }
+
+// wireOfURL is the wire a recorded exchange's URL names.
+func wireOfURL(t *testing.T, raw string) llmwire.Wire {
+	t.Helper()
+	u, err := url.Parse(raw)
+	if err != nil {
+		t.Fatalf("exchange URL %q: %v", raw, err)
+	}
+	return llmwire.Of(u.Path)
+}

@@ -1,4 +1,4 @@
-package agui
+package aguipb
 
 import (
 	"encoding/binary"
@@ -7,6 +7,10 @@ import (
 	"math"
 	"strconv"
 	"unicode/utf8"
+
+	"github.com/aguitest/aguitest/internal/jsonpointer"
+	"github.com/aguitest/aguitest/internal/jsonx"
+	"github.com/aguitest/aguitest/internal/jsvalue"
 )
 
 // Decoding follows @ag-ui/proto's decode: the frame must be well-formed
@@ -16,20 +20,20 @@ import (
 // reference rewrites it (key order included). What that JSON form cannot
 // carry is listed as a Loss.
 
-// errFutureEvent marks a frame that names only envelope arms this version
+// ErrFutureEvent marks a frame that names only envelope arms this version
 // does not know: an event of a later protocol version, which the reference
 // client drops with a warning.
-var errFutureEvent = errors.New("the frame holds an event of a later protocol version")
+var ErrFutureEvent = errors.New("the frame holds an event of a later protocol version")
 
 // pbError is malformed protobuf at a byte offset of the frame.
 type pbError struct {
-	off int
-	msg string
+	off    int
+	reason string
 }
 
 // Error says where the frame is malformed and how.
 func (e *pbError) Error() string {
-	return fmt.Sprintf("malformed protobuf at byte %d: %s", e.off, e.msg)
+	return fmt.Sprintf("malformed protobuf at byte %d: %s", e.off, e.reason)
 }
 
 // pbDec decodes one frame.
@@ -39,7 +43,7 @@ type pbDec struct {
 }
 
 func (d *pbDec) fail(off int, format string, args ...any) error {
-	return &pbError{off: off, msg: fmt.Sprintf(format, args...)}
+	return &pbError{off: off, reason: fmt.Sprintf(format, args...)}
 }
 
 func (d *pbDec) lose(path, reason string) {
@@ -170,37 +174,37 @@ func (d *pbDec) skip(num, wt, i, end, depth int) (int, error) {
 // newObject makes a message's object as the reference's decoder creates
 // it: every field in declaration order, scalars at their zero value,
 // repeated fields empty, the rest undefined.
-func newObject(m *pbMessageType) *jsObj {
-	o := &jsObj{keys: make([]string, len(m.fields)), vals: make([]jsValue, len(m.fields))}
-	for i, f := range m.fields {
-		o.keys[i] = f.name
+func newObject(m *MessageType) *jsvalue.Object {
+	o := jsvalue.NewObject()
+	for _, f := range m.Fields {
 		switch {
-		case f.rep:
-			o.vals[i] = jsArrVal(nil)
-		case f.opt || f.kind >= pbValue:
-		case f.kind == pbString:
-			o.vals[i] = jsStr("")
-		case f.kind == pbBool:
-			o.vals[i] = jsBoolean(false)
+		case f.Rep:
+			o.Set(f.Name, newArray(nil))
+		case f.Opt || f.Kind >= KindValue:
+			o.Set(f.Name, jsvalue.Undef)
+		case f.Kind == KindString:
+			o.Set(f.Name, "")
+		case f.Kind == KindBool:
+			o.Set(f.Name, false)
 		default:
-			o.vals[i] = jsNum(0)
+			o.Set(f.Name, 0.0)
 		}
 	}
 	return o
 }
 
-func wireTypeOf(f *pbField) int {
-	switch f.kind {
-	case pbBool, pbInt64, pbEnum:
+func wireTypeOf(f *Field) int {
+	switch f.Kind {
+	case KindBool, KindInt64, KindEnum:
 		return 0
 	}
 	return 2
 }
 
 // message decodes data[i:end] into o, merging with what o holds.
-func (d *pbDec) message(i, end int, m *pbMessageType, o *jsObj, path string, depth int) error {
-	if depth > MaxDepth {
-		return d.fail(i, "messages nested deeper than %d", MaxDepth)
+func (d *pbDec) message(i, end int, m *MessageType, o *jsvalue.Object, path string, depth int) error {
+	if depth > jsonx.MaxDepth {
+		return d.fail(i, "messages nested deeper than %d", jsonx.MaxDepth)
 	}
 	armSeen := 0
 	for i < end {
@@ -208,7 +212,7 @@ func (d *pbDec) message(i, end int, m *pbMessageType, o *jsObj, path string, dep
 		if err != nil {
 			return err
 		}
-		f := m.byNum[num]
+		f := m.ByNum[num]
 		if f == nil || wt != wireTypeOf(f) {
 			if wt == 4 {
 				return d.fail(i, "an end-group tag with no group open")
@@ -218,116 +222,116 @@ func (d *pbDec) message(i, end int, m *pbMessageType, o *jsObj, path string, dep
 				return err
 			}
 			if f == nil {
-				d.lose(path+"/#"+strconv.Itoa(num), fmt.Sprintf("unknown field %d of %s (wire type %d) dropped", num, m.name, wt))
+				d.lose(path+"/#"+strconv.Itoa(num), fmt.Sprintf("unknown field %d of %s (wire type %d) dropped", num, m.Name, wt))
 			} else {
-				d.lose(path+"/"+f.name, fmt.Sprintf("field %d of %s sent with wire type %d, not %d, at byte %d: dropped", num, m.name, wt, wireTypeOf(f), at))
+				d.lose(path+"/"+f.Name, fmt.Sprintf("field %d of %s sent with wire type %d, not %d, at byte %d: dropped", num, m.Name, wt, wireTypeOf(f), at))
 			}
 			continue
 		}
-		fpath := path + "/" + f.name
-		k := o.find(f.name)
-		switch f.kind {
-		case pbString:
+		fpath := path + "/" + f.Name
+		k := f.Name
+		switch f.Kind {
+		case KindString:
 			s, e, err := d.bytesAt(next, end)
 			if err != nil {
 				return err
 			}
 			v := d.text(s, e, fpath)
-			if f.rep {
-				a := o.vals[k].arr
-				a.v = append(a.v, jsStr(v))
+			if f.Rep {
+				a := arrOf(o.Get(k))
+				a.Elems = append(a.Elems, v)
 			} else {
-				o.vals[k] = jsStr(v)
+				o.Set(k, v)
 			}
 			i = e
-		case pbBool:
+		case KindBool:
 			v, n, err := d.varint(next, end)
 			if err != nil {
 				return err
 			}
-			o.vals[k] = jsBoolean(v != 0)
+			o.Set(k, v != 0)
 			i = n
-		case pbEnum:
+		case KindEnum:
 			v, n, err := d.varint(next, end)
 			if err != nil {
 				return err
 			}
-			o.vals[k] = jsNum(float64(int32(uint32(v))))
+			o.Set(k, float64(int32(uint32(v))))
 			i = n
-		case pbInt64:
+		case KindInt64:
 			v, n, err := d.varint(next, end)
 			if err != nil {
 				return err
 			}
 			x := int64(v)
-			if x > maxSafeInt || x < -maxSafeInt {
-				return d.fail(next, "%s %d is beyond JavaScript's safe integers (the reference client fails the stream)", f.name, x)
+			if x > MaxSafeInt || x < -MaxSafeInt {
+				return d.fail(next, "%s %d is beyond JavaScript's safe integers (the reference client fails the stream)", f.Name, x)
 			}
-			o.vals[k] = jsNum(float64(x))
+			o.Set(k, float64(x))
 			i = n
-		case pbValue:
+		case KindValue:
 			s, e, err := d.bytesAt(next, end)
 			if err != nil {
 				return err
 			}
-			v, err := d.value(s, e, o.vals[k], fpath, depth+1)
+			v, err := d.value(s, e, o.Get(k), fpath, depth+1)
 			if err != nil {
 				return err
 			}
-			if !v.defined() {
+			if !defined(v) {
 				d.lose(fpath, "a google.protobuf.Value of no kind reads as absent")
 			}
-			o.vals[k] = v
+			o.Set(k, v)
 			i = e
-		case pbStruct:
+		case KindStruct:
 			s, e, err := d.bytesAt(next, end)
 			if err != nil {
 				return err
 			}
-			so := o.vals[k].obj
-			if !o.vals[k].defined() {
-				so = &jsObj{}
+			so := objOf(o.Get(k))
+			if !defined(o.Get(k)) {
+				so = jsvalue.NewObject()
 			}
 			if err := d.structFields(s, e, so, fpath, depth+1); err != nil {
 				return err
 			}
-			o.vals[k] = jsObjVal(so)
+			o.Set(k, so)
 			i = e
-		case pbMessage:
+		case KindMessage:
 			s, e, err := d.bytesAt(next, end)
 			if err != nil {
 				return err
 			}
-			if f.oneof {
+			if f.Oneof {
 				// Two arms in one occurrence is what the reference rejects;
 				// across occurrences the last arm wins.
 				if armSeen != 0 && armSeen != num {
-					return d.fail(i, "%s carries two kinds (fields %d and %d)", m.name, armSeen, num)
+					return d.fail(i, "%s carries two kinds (fields %d and %d)", m.Name, armSeen, num)
 				}
 				armSeen = num
-				for j := range m.fields {
-					if g := &m.fields[j]; g.oneof && g.num != num && o.vals[j].defined() {
-						o.vals[j] = jsUndef
-						d.lose(path+"/"+g.name, fmt.Sprintf("replaced by a later %s (the last kind of a oneof wins)", f.name))
+				for j := range m.Fields {
+					if g := &m.Fields[j]; g.Oneof && g.Num != num && defined(o.Get(g.Name)) {
+						o.Set(g.Name, jsvalue.Undef)
+						d.lose(path+"/"+g.Name, fmt.Sprintf("replaced by a later %s (the last kind of a oneof wins)", f.Name))
 					}
 				}
 			}
-			if f.rep {
-				so := newObject(f.msg)
-				if err := d.message(s, e, f.msg, so, fpath+"/"+strconv.Itoa(len(o.vals[k].arr.v)), depth+1); err != nil {
+			if f.Rep {
+				so := newObject(f.Msg)
+				if err := d.message(s, e, f.Msg, so, fpath+"/"+strconv.Itoa(len(arrOf(o.Get(k)).Elems)), depth+1); err != nil {
 					return err
 				}
-				a := o.vals[k].arr
-				a.v = append(a.v, jsObjVal(so))
+				a := arrOf(o.Get(k))
+				a.Elems = append(a.Elems, so)
 			} else {
-				so := o.vals[k].obj
-				if !o.vals[k].defined() {
-					so = newObject(f.msg)
+				so := objOf(o.Get(k))
+				if !defined(o.Get(k)) {
+					so = newObject(f.Msg)
 				}
-				if err := d.message(s, e, f.msg, so, fpath, depth+1); err != nil {
+				if err := d.message(s, e, f.Msg, so, fpath, depth+1); err != nil {
 					return err
 				}
-				o.vals[k] = jsObjVal(so)
+				o.Set(k, so)
 			}
 			i = e
 		}
@@ -343,14 +347,14 @@ func (d *pbDec) text(s, e int, path string) string {
 		return string(b)
 	}
 	d.lose(path, "invalid UTF-8 replaced by U+FFFD")
-	return string(toWellFormed(b))
+	return string(jsonx.ToWellFormed(b))
 }
 
 // value decodes a google.protobuf.Value into what Value.unwrap gives,
 // merging with cur: the last kind wins, structs merge, lists append.
-func (d *pbDec) value(i, end int, cur jsValue, path string, depth int) (jsValue, error) {
-	if depth > MaxDepth {
-		return jsUndef, d.fail(i, "values nested deeper than %d", MaxDepth)
+func (d *pbDec) value(i, end int, cur any, path string, depth int) (any, error) {
+	if depth > jsonx.MaxDepth {
+		return jsvalue.Undef, d.fail(i, "values nested deeper than %d", jsonx.MaxDepth)
 	}
 	v := cur
 	for i < end {
@@ -361,7 +365,7 @@ func (d *pbDec) value(i, end int, cur jsValue, path string, depth int) (jsValue,
 		switch {
 		case num == 1 && wt == 0:
 			_, i, err = d.varint(next, end)
-			v = jsValue{kind: pjNull}
+			v = nil
 		case num == 2 && wt == 1:
 			if end-next < 8 {
 				return v, d.fail(next, "a double runs past the end of its message")
@@ -370,35 +374,35 @@ func (d *pbDec) value(i, end int, cur jsValue, path string, depth int) (jsValue,
 			if math.IsNaN(f) || math.IsInf(f, 0) {
 				d.lose(path, "the number "+strconv.FormatFloat(f, 'g', -1, 64)+" has no JSON form (null)")
 			}
-			v, i = jsNum(f), next+8
+			v, i = f, next+8
 		case num == 3 && wt == 2:
 			var s, e int
 			if s, e, err = d.bytesAt(next, end); err == nil {
-				v, i = jsStr(d.text(s, e, path)), e
+				v, i = d.text(s, e, path), e
 			}
 		case num == 4 && wt == 0:
 			var x uint64
 			x, i, err = d.varint(next, end)
-			v = jsBoolean(x != 0)
+			v = x != 0
 		case num == 5 && wt == 2:
 			var s, e int
 			if s, e, err = d.bytesAt(next, end); err == nil {
-				o := &jsObj{}
-				if v.kind == pjObject {
-					o = v.obj
+				o := jsvalue.NewObject()
+				if isObj(v) {
+					o = objOf(v)
 				}
 				err = d.structFields(s, e, o, path, depth+1)
-				v, i = jsObjVal(o), e
+				v, i = o, e
 			}
 		case num == 6 && wt == 2:
 			var s, e int
 			if s, e, err = d.bytesAt(next, end); err == nil {
-				var a []jsValue
-				if v.kind == pjArray {
-					a = v.arr.v
+				var a []any
+				if isArr(v) {
+					a = arrOf(v).Elems
 				}
 				a, err = d.list(s, e, a, path, depth+1)
-				v, i = jsArrVal(a), e
+				v, i = newArray(a), e
 			}
 		default:
 			if wt == 4 {
@@ -415,7 +419,7 @@ func (d *pbDec) value(i, end int, cur jsValue, path string, depth int) (jsValue,
 }
 
 // list decodes a google.protobuf.ListValue, appending to a.
-func (d *pbDec) list(i, end int, a []jsValue, path string, depth int) ([]jsValue, error) {
+func (d *pbDec) list(i, end int, a []any, path string, depth int) ([]any, error) {
 	for i < end {
 		num, wt, next, err := d.tag(i, end)
 		if err != nil {
@@ -436,11 +440,11 @@ func (d *pbDec) list(i, end int, a []jsValue, path string, depth int) ([]jsValue
 			return a, err
 		}
 		ep := path + "/" + strconv.Itoa(len(a))
-		v, err := d.value(s, e, jsUndef, ep, depth+1)
+		v, err := d.value(s, e, jsvalue.Undef, ep, depth+1)
 		if err != nil {
 			return a, err
 		}
-		if !v.defined() {
+		if !defined(v) {
 			d.lose(ep, "a google.protobuf.Value of no kind in a list reads as null")
 		}
 		a = append(a, v)
@@ -450,7 +454,7 @@ func (d *pbDec) list(i, end int, a []jsValue, path string, depth int) ([]jsValue
 }
 
 // structFields decodes a google.protobuf.Struct's entries into o.
-func (d *pbDec) structFields(i, end int, o *jsObj, path string, depth int) error {
+func (d *pbDec) structFields(i, end int, o *jsvalue.Object, path string, depth int) error {
 	for i < end {
 		num, wt, next, err := d.tag(i, end)
 		if err != nil {
@@ -502,25 +506,25 @@ func (d *pbDec) structFields(i, end int, o *jsObj, path string, depth int) error
 				unknown = n
 			}
 		}
-		kp := path + "/" + escapePointer(key)
+		kp := path + "/" + jsonpointer.Escape(key)
 		if unknown != 0 {
 			d.lose(kp, fmt.Sprintf("unknown field %d of a google.protobuf.Struct entry dropped", unknown))
 		}
-		val := jsUndef
+		var val any = jsvalue.Undef
 		for _, sp := range vals {
 			if val, err = d.value(sp[0], sp[1], val, kp, depth+1); err != nil {
 				return err
 			}
 		}
 		switch {
-		case !val.defined():
+		case !defined(val):
 			d.lose(kp, "a Struct entry whose Value has no kind is dropped")
 		case key == "__proto__":
 			// The reference assigns entries to a plain object, where this
 			// key sets the prototype instead of a property.
 			d.lose(kp, `the key "__proto__" is dropped by the reference decoder`)
 		default:
-			o.set(key, val)
+			o.Set(key, val)
 		}
 		i = e
 	}
@@ -575,7 +579,7 @@ func walkTop(b []byte, envelope bool) (bool, int) {
 			return false, 0
 		}
 		top := len(groups) == 0
-		knownArm := envelope && top && field <= int64(len(pbArms))
+		knownArm := envelope && top && field <= int64(len(Arms))
 		switch wt {
 		case 3:
 			if knownArm {

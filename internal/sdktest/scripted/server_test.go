@@ -1,4 +1,4 @@
-package scripted
+package scripted_test
 
 import (
 	"context"
@@ -10,69 +10,16 @@ import (
 	"strings"
 	"testing"
 
+	goopenai "github.com/sashabaranov/go-openai"
+
+	. "github.com/aguitest/aguitest/scripted"
 	"github.com/google/go-cmp/cmp"
 	openai "github.com/openai/openai-go/v3"
-	goopenai "github.com/sashabaranov/go-openai"
 )
-
-// post posts body to url with the credentials every wire looks for (a
-// bearer token, Azure's api-key), and returns the response and its body.
-func post(t *testing.T, url, body string) (*http.Response, string) {
-	t.Helper()
-	req, err := http.NewRequest("POST", url, strings.NewReader(body))
-	if err != nil {
-		t.Fatal(err)
-	}
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("Authorization", "Bearer test")
-	req.Header.Set("Api-Key", "test")
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	b, err := io.ReadAll(resp.Body)
-	if err != nil {
-		t.Fatalf("reading the body: %v", err)
-	}
-	return resp, string(b)
-}
-
-const streamBody = `{"model":"m","stream":true,"stream_options":{"include_usage":true},"messages":[{"role":"user","content":"hi"}]}`
-
-// TestWireDeterministic: the same script gives the same bytes every run.
-func TestWireDeterministic(t *testing.T) {
-	var bodies []string
-	for range 2 {
-		srv := NewServer(oneTurn(Plan{Split: Split{By: Random}, Order: Order{By: Shuffle}, Seed: 11}))
-		resp, body := post(t, srv.URL+"/chat/completions", streamBody)
-		srv.Close()
-		if resp.StatusCode != 200 || resp.Header.Get("Content-Type") != "text/event-stream" {
-			t.Fatalf("status %d, content type %q", resp.StatusCode, resp.Header.Get("Content-Type"))
-		}
-		bodies = append(bodies, body)
-	}
-	if bodies[0] != bodies[1] {
-		t.Errorf("two runs differ:\n%s", cmp.Diff(bodies[0], bodies[1]))
-	}
-	b := bodies[0]
-	if !strings.HasPrefix(b, `data: {"id":"chatcmpl-scripted-0","object":"chat.completion.chunk","created":1735689600,"model":"m",`) ||
-		!strings.Contains(b, `"delta":{"role":"assistant","reasoning_content":"`) ||
-		!strings.HasSuffix(b, "\n\ndata: [DONE]\n\n") {
-		t.Errorf("unexpected stream:\n%s", b)
-	}
-	// Every event is valid JSON.
-	for _, ev := range strings.Split(strings.TrimSuffix(b, "\n\n"), "\n\n") {
-		data := strings.TrimPrefix(ev, "data: ")
-		if data != "[DONE]" && !json.Valid([]byte(data)) {
-			t.Errorf("event is not JSON: %s", data)
-		}
-	}
-}
 
 // TestConversation runs a two-turn tool conversation with openai-go.
 func TestConversation(t *testing.T) {
-	s, err := Load("testdata/weather.yaml")
+	s, err := Load("../../../scripted/testdata/weather.yaml")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -146,6 +93,51 @@ func TestNonStreaming(t *testing.T) {
 	}
 }
 
+func TestMismatchOverHTTP(t *testing.T) {
+	srv := NewServer(Script{Turns: []Turn{{Text: "x", Expect: Expect{LastUser: "weather"}}}})
+	defer srv.Close()
+	_, err := goOpenAIClient(srv.URL).CreateChatCompletion(t.Context(), goopenai.ChatCompletionRequest{
+		Model: "m", Messages: []goopenai.ChatCompletionMessage{{Role: "user", Content: "hello"}},
+	})
+	var apiErr *goopenai.APIError
+	if !errors.As(err, &apiErr) || apiErr.HTTPStatusCode != 400 || !strings.Contains(apiErr.Message, `last_user: got "hello", want one containing "weather"`) {
+		t.Errorf("err = %v, want a 400 showing the diff", err)
+	}
+	if err := srv.Check(); err == nil || !strings.Contains(err.Error(), "turn 1: the request does not match") {
+		t.Errorf("Check() = %v", err)
+	}
+}
+
+// TestWireDeterministic: the same script gives the same bytes every run.
+func TestWireDeterministic(t *testing.T) {
+	var bodies []string
+	for range 2 {
+		srv := NewServer(oneTurn(Plan{Split: Split{By: Random}, Order: Order{By: Shuffle}, Seed: 11}))
+		resp, body := post(t, srv.URL+"/chat/completions", streamBody)
+		srv.Close()
+		if resp.StatusCode != 200 || resp.Header.Get("Content-Type") != "text/event-stream" {
+			t.Fatalf("status %d, content type %q", resp.StatusCode, resp.Header.Get("Content-Type"))
+		}
+		bodies = append(bodies, body)
+	}
+	if bodies[0] != bodies[1] {
+		t.Errorf("two runs differ:\n%s", cmp.Diff(bodies[0], bodies[1]))
+	}
+	b := bodies[0]
+	if !strings.HasPrefix(b, `data: {"id":"chatcmpl-scripted-0","object":"chat.completion.chunk","created":1735689600,"model":"m",`) ||
+		!strings.Contains(b, `"delta":{"role":"assistant","reasoning_content":"`) ||
+		!strings.HasSuffix(b, "\n\ndata: [DONE]\n\n") {
+		t.Errorf("unexpected stream:\n%s", b)
+	}
+	// Every event is valid JSON.
+	for _, ev := range strings.Split(strings.TrimSuffix(b, "\n\n"), "\n\n") {
+		data := strings.TrimPrefix(ev, "data: ")
+		if data != "[DONE]" && !json.Valid([]byte(data)) {
+			t.Errorf("event is not JSON: %s", data)
+		}
+	}
+}
+
 func TestModels(t *testing.T) {
 	srv := NewServer(Script{Model: "gpt-x", Turns: []Turn{{Text: "x"}}})
 	defer srv.Close()
@@ -201,21 +193,6 @@ func TestBadRequests(t *testing.T) {
 	}
 	if srv.Model().Used() != 0 {
 		t.Errorf("bad requests used %d turns", srv.Model().Used())
-	}
-}
-
-func TestMismatchOverHTTP(t *testing.T) {
-	srv := NewServer(Script{Turns: []Turn{{Text: "x", Expect: Expect{LastUser: "weather"}}}})
-	defer srv.Close()
-	_, err := goOpenAIClient(srv.URL).CreateChatCompletion(t.Context(), goopenai.ChatCompletionRequest{
-		Model: "m", Messages: []goopenai.ChatCompletionMessage{{Role: "user", Content: "hello"}},
-	})
-	var apiErr *goopenai.APIError
-	if !errors.As(err, &apiErr) || apiErr.HTTPStatusCode != 400 || !strings.Contains(apiErr.Message, `last_user: got "hello", want one containing "weather"`) {
-		t.Errorf("err = %v, want a 400 showing the diff", err)
-	}
-	if err := srv.Check(); err == nil || !strings.Contains(err.Error(), "turn 1: the request does not match") {
-		t.Errorf("Check() = %v", err)
 	}
 }
 
