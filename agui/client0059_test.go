@@ -6,8 +6,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"go/format"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -137,4 +137,29 @@ func sameView(res httpAgentResult, v *View, body []byte) error {
 		return fmt.Errorf("state differs:\n  client: %s\n  view:   %s", res.State, got)
 	}
 	return nil
+}
+
+// TestClientConformanceEdges0059 runs the edge-case bodies through
+// HttpAgent 0.0.59 and the 0.0.59 profile, views included.
+func TestClientConformanceEdges0059(t *testing.T) {
+	bodies := edgeBodies()
+	var names []string
+	var cases []httpCase
+	for name, b := range bodies {
+		names = append(names, name)
+		cases = append(cases, httpCase{Body: base64.StdEncoding.EncodeToString([]byte(b))})
+	}
+	results := runHTTPAgentOf(t, ClientV0059, cases)
+	for i, res := range results {
+		body := []byte(bodies[names[i]])
+		ours, err := clientVerdictOf(ClientV0059, body)
+		require.NoError(t, err, names[i])
+		err = sameVerdict(res, ours)
+		if err == nil && res.OK {
+			err = sameView(res, NewClientView(ClientV0059, RunAgentInput{}), body)
+		}
+		if err != nil {
+			t.Errorf("%s: %v\nbody: %q", names[i], err, body)
+		}
+	}
 }
