@@ -24,19 +24,12 @@ import (
 // react-core 1.74 and runtime 1.75 pin), on the same bodies as
 // TestClientConformance: the same generators, framings and edge cases.
 
-// runHTTPAgentOf runs HttpAgent of client c on each body.
+// runHTTPAgentOf runs HttpAgent of client c on each body, in two node
+// processes at once.
 func runHTTPAgentOf(t testing.TB, c Client, cases []httpCase) []httpAgentResult {
 	t.Helper()
 	dir := oracle.ClientDir(t, string(c), "the differential test against @ag-ui/client "+string(c))
-	inputs := make([][]byte, len(cases))
-	for i, hc := range cases {
-		b, err := json.Marshal(hc)
-		if err != nil {
-			t.Fatal(err)
-		}
-		inputs[i] = b
-	}
-	return oracle.Run[httpAgentResult](t, dir, oracle.Script(t, "httpagent.mjs"), inputs)
+	return runHTTPAgentParallel(t, dir, cases)
 }
 
 func TestClientConformance0059(t *testing.T) {
