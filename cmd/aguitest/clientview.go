@@ -40,7 +40,7 @@ type heldRun struct {
 // Reference profile) or its view stops.
 type assembler struct {
 	recording bool
-	client    agui.Client // the @ag-ui/client version ("" for 1.0.0)
+	client    agui.Client // the client version whose view and verifier run
 	v         *agui.View
 	ver       *agui.Verifier
 	stopped   bool

@@ -150,7 +150,13 @@ func qualified(pkg string, e ast.Expr) string {
 // could name a flag: every flag the command defines is one of them.
 func commandFlags(t *testing.T) map[string]bool {
 	t.Helper()
-	files, err := filepath.Glob("../../cmd/aguitest/*.go")
+	return literals(t, "../../cmd/aguitest")
+}
+
+// literals returns the string literals of the non-test Go files of dir.
+func literals(t *testing.T, dir string) map[string]bool {
+	t.Helper()
+	files, err := filepath.Glob(filepath.Join(dir, "*.go"))
 	require.NoError(t, err)
 	lits := map[string]bool{}
 	for _, f := range files {
@@ -177,21 +183,33 @@ var otherFlags = map[string]bool{"prefix": true, "no-audit": true, "no-fund": tr
 // TestMarkdownNames checks the names of the API and of the command's flags
 // the documents mention: pkg.Name exists in that package, pkg.Type.Member
 // and Type.Member name a field or method of that type (of any of the
-// library's packages, when no package is named), and every --flag on a
-// line or in a code span that speaks of aguitest is a flag of the command.
+// library's packages, when no package is named), every --flag is a flag
+// of the command (but a few of other programs), and "aguitest NAME" typed
+// in a code span or at the start of a line names one of its commands, and
+// every -aguitest.NAME is a flag of the test binaries.
 func TestMarkdownNames(t *testing.T) {
 	a := readAPI(t)
 	flags := commandFlags(t)
 	qualifiedName := regexp.MustCompile(`\b(` + strings.Join(libraryPackages, "|") + `)\.([A-Z][A-Za-z0-9_]*)(?:\.([A-Z][A-Za-z0-9_]*))?`)
 	member := regexp.MustCompile(`(?:^|[^A-Za-z0-9_./])([A-Z][A-Za-z0-9_]*)\.([A-Z][A-Za-z0-9_]*)\b`)
 	flag := regexp.MustCompile(`(?:^|[\s(\x60\[])--([a-z][a-z0-9-]*)`)
+	// A command as it is typed: in a code span, or at the start of a line.
+	testFlags := literals(t, "../../internal/testflags")
+	testFlag := regexp.MustCompile(`-(aguitest\.[a-z]+)`)
+	typed := regexp.MustCompile("\x60aguitest ([a-z]+)")
+	typedLine := regexp.MustCompile(`^\s*(?:[A-Z_]+=\S+ )*aguitest ([a-z]+)`)
 	checked := 0
 	for name, doc := range markdown(t) {
 		if name == "CHANGELOG.md" {
 			continue // it names what was, and what is gone
 		}
+		inBlock := false
 		for i, line := range strings.Split(doc, "\n") {
 			where := name + ":" + strconv.Itoa(i+1)
+			if strings.HasPrefix(strings.TrimSpace(line), "```") {
+				inBlock = !inBlock
+				continue
+			}
 			for _, m := range qualifiedName.FindAllStringSubmatch(line, -1) {
 				checked++
 				pkg, n, mem := m[1], m[2], m[3]
@@ -217,6 +235,22 @@ func TestMarkdownNames(t *testing.T) {
 					if !found {
 						t.Errorf("%s: %s.%s: no type %s of the library has a field or method %s", where, typ, mem, typ, mem)
 					}
+				}
+			}
+			for _, m := range testFlag.FindAllStringSubmatch(line, -1) {
+				checked++
+				if !testFlags[m[1]] {
+					t.Errorf("%s: -%s: no test binary has such a flag (internal/testflags)", where, m[1])
+				}
+			}
+			commands := typed.FindAllStringSubmatch(line, -1)
+			if inBlock {
+				commands = append(commands, typedLine.FindAllStringSubmatch(line, -1)...)
+			}
+			for _, m := range commands {
+				checked++
+				if !flags[m[1]] {
+					t.Errorf("%s: aguitest %s: the aguitest command has no such command", where, m[1])
 				}
 			}
 			if !strings.Contains(line, "aguitest") && !strings.Contains(line, "--") {

@@ -159,6 +159,53 @@ func TestMarkdownLinks(t *testing.T) {
 	}
 }
 
+// TestREADMEShort holds README.md to what it is for: what aguitest is,
+// install, a first test, CI and links, in at most 250 lines. The rest goes
+// in a guide of docs/.
+func TestREADMEShort(t *testing.T) {
+	if n := strings.Count(markdown(t)["README.md"], "\n"); n > 250 {
+		t.Errorf("README.md has %d lines, want at most 250: move the details into a guide of docs/", n)
+	}
+}
+
+// TestGuidesLinked checks that README.md links every guide in docs/, so
+// that a new guide is found from the front page.
+func TestGuidesLinked(t *testing.T) {
+	docs := markdown(t)
+	for name := range docs {
+		if strings.HasPrefix(name, "docs/") && !strings.Contains(docs["README.md"], "]("+name) {
+			t.Errorf("README.md does not link %s; add it to the list of guides", name)
+		}
+	}
+}
+
+// TestMarkdownPaths checks the paths of the repository the documents name
+// in code spans (`examples/claude`, `bench/verify/run.sh`): each exists.
+// CHANGELOG.md is left out: it names files that were.
+func TestMarkdownPaths(t *testing.T) {
+	path := regexp.MustCompile("\x60\\.?/?((?:agui|harness|golden|recorder|replay|scripted|conform|agent|clock|cmd|internal|examples|bench|docs|\\.ci)(?:/[A-Za-z0-9_.-]+)*/?)\x60")
+	checked := 0
+	for name, doc := range markdown(t) {
+		if name == "CHANGELOG.md" {
+			continue
+		}
+		for i, line := range strings.Split(doc, "\n") {
+			for _, m := range path.FindAllStringSubmatch(line, -1) {
+				if strings.Contains(m[1], "...") {
+					continue // a package pattern: examples/...
+				}
+				checked++
+				if _, err := os.Stat(filepath.Join("../..", m[1])); err != nil {
+					t.Errorf("%s:%d: %s: no such file or directory in the repository", name, i+1, m[1])
+				}
+			}
+		}
+	}
+	if checked == 0 {
+		t.Error("the documents name no path of the repository")
+	}
+}
+
 // anchors returns the anchors GitHub gives the headings of a markdown
 // document: lower case, punctuation dropped but hyphens and underscores,
 // spaces as hyphens, a repeated one numbered.
