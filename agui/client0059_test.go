@@ -24,19 +24,12 @@ import (
 // react-core 1.74 and runtime 1.75 pin), on the same bodies as
 // TestClientConformance: the same generators, framings and edge cases.
 
-// runHTTPAgentOf runs HttpAgent of client c on each body.
+// runHTTPAgentOf runs HttpAgent of client c on each body, in two node
+// processes at once.
 func runHTTPAgentOf(t testing.TB, c Client, cases []httpCase) []httpAgentResult {
 	t.Helper()
 	dir := oracle.ClientDir(t, string(c), "the differential test against @ag-ui/client "+string(c))
-	inputs := make([][]byte, len(cases))
-	for i, hc := range cases {
-		b, err := json.Marshal(hc)
-		if err != nil {
-			t.Fatal(err)
-		}
-		inputs[i] = b
-	}
-	return oracle.Run[httpAgentResult](t, dir, oracle.Script(t, "httpagent.mjs"), inputs)
+	return runHTTPAgentParallel(t, dir, cases)
 }
 
 func TestClientConformance0059(t *testing.T) {
@@ -137,4 +130,29 @@ func sameView(res httpAgentResult, v *View, body []byte) error {
 		return fmt.Errorf("state differs:\n  client: %s\n  view:   %s", res.State, got)
 	}
 	return nil
+}
+
+// TestClientConformanceEdges0059 runs the edge-case bodies through
+// HttpAgent 0.0.59 and the 0.0.59 profile, views included.
+func TestClientConformanceEdges0059(t *testing.T) {
+	bodies := edgeBodies()
+	var names []string
+	var cases []httpCase
+	for name, b := range bodies {
+		names = append(names, name)
+		cases = append(cases, httpCase{Body: base64.StdEncoding.EncodeToString([]byte(b))})
+	}
+	results := runHTTPAgentOf(t, ClientV0059, cases)
+	for i, res := range results {
+		body := []byte(bodies[names[i]])
+		ours, err := clientVerdictOf(ClientV0059, body)
+		require.NoError(t, err, names[i])
+		err = sameVerdict(res, ours)
+		if err == nil && res.OK {
+			err = sameView(res, NewClientView(ClientV0059, RunAgentInput{}), body)
+		}
+		if err != nil {
+			t.Errorf("%s: %v\nbody: %q", names[i], err, body)
+		}
+	}
 }

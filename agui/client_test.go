@@ -559,6 +559,29 @@ func clipBody(b []byte) string {
 // client's reading through both sides.
 func TestClientConformanceEdges(t *testing.T) {
 	dir := needOracle(t)
+	bodies := edgeBodies()
+	var names []string
+	var cases []httpCase
+	for name, b := range bodies {
+		names = append(names, name)
+		cases = append(cases, httpCase{Body: base64.StdEncoding.EncodeToString([]byte(b))})
+	}
+	results := runHTTPAgent(t, dir, cases)
+	for i, res := range results {
+		body := []byte(bodies[names[i]])
+		ours, err := clientVerdict(body)
+		if err != nil {
+			t.Errorf("%s: aguitest cannot read it: %v", names[i], err)
+			continue
+		}
+		if err := sameVerdict(res, ours); err != nil {
+			t.Errorf("%s: %v\nbody: %q", names[i], err, body)
+		}
+	}
+}
+
+// edgeBodies are hand-made bodies at the edges of the client's reading.
+func edgeBodies() map[string]string {
 	const (
 		start  = `{"type":"RUN_STARTED","threadId":"t","runId":"r"}`
 		finish = `{"type":"RUN_FINISHED","threadId":"t","runId":"r"}`
@@ -570,7 +593,7 @@ func TestClientConformanceEdges(t *testing.T) {
 		}
 		return b.String()
 	}
-	bodies := map[string]string{
+	return map[string]string{
 		"invalid utf-8 in a delta":       sse(start, `{"type":"TEXT_MESSAGE_START","messageId":"m"}`, "{\"type\":\"TEXT_MESSAGE_CONTENT\",\"messageId\":\"m\",\"delta\":\"a\xff\xfe\xe2\x82b\"}", `{"type":"TEXT_MESSAGE_END","messageId":"m"}`, finish),
 		"invalid utf-8 in an id":         sse(start, "{\"type\":\"TEXT_MESSAGE_START\",\"messageId\":\"m\xc3\"}", "{\"type\":\"TEXT_MESSAGE_END\",\"messageId\":\"m\xc3\"}", finish),
 		"invalid utf-8 splits ids":       sse(start, "{\"type\":\"TEXT_MESSAGE_START\",\"messageId\":\"m\xe2\x82\"}", "{\"type\":\"TEXT_MESSAGE_END\",\"messageId\":\"m\xe2\"}", finish),
@@ -627,23 +650,5 @@ func TestClientConformanceEdges(t *testing.T) {
 		"run error no message":           sse(start, `{"type":"RUN_ERROR","code":"x"}`),
 		"activity replace string":        sse(start, `{"type":"ACTIVITY_SNAPSHOT","messageId":"a","activityType":"t","content":{},"replace":"no"}`, finish),
 		"whitespace around json":         "data:   \t" + start + " \t \n\n",
-	}
-	var names []string
-	var cases []httpCase
-	for name, b := range bodies {
-		names = append(names, name)
-		cases = append(cases, httpCase{Body: base64.StdEncoding.EncodeToString([]byte(b))})
-	}
-	results := runHTTPAgent(t, dir, cases)
-	for i, res := range results {
-		body := []byte(bodies[names[i]])
-		ours, err := clientVerdict(body)
-		if err != nil {
-			t.Errorf("%s: aguitest cannot read it: %v", names[i], err)
-			continue
-		}
-		if err := sameVerdict(res, ours); err != nil {
-			t.Errorf("%s: %v\nbody: %q", names[i], err, body)
-		}
 	}
 }

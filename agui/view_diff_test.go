@@ -613,7 +613,7 @@ func runHTTPAgentProcess(dir string, cases []httpCase) ([]httpAgentResult, error
 		}
 		inputs[i] = b
 	}
-	return oracle.Lines[httpAgentResult](dir, "httpagent.mjs", inputs)
+	return oracle.Lines[httpAgentResult](dir, oracle.ScriptPath("httpagent.mjs"), inputs)
 }
 
 // sameJSONValue compares two JSON texts as values, numbers as written.

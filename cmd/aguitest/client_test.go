@@ -35,3 +35,29 @@ func TestVerifyClient(t *testing.T) {
 		t.Errorf("--client 0.0.58: exit %d, %s", code, errOut)
 	}
 }
+
+// TestShowMessagesClient: show --messages --client 0.0.59 prints what that
+// client ends with. A falsy STATE_SNAPSHOT replaces the state in 1.0.0;
+// 0.0.59 keeps the state it had (it tests the snapshot for truth).
+func TestShowMessagesClient(t *testing.T) {
+	const stream = `data: {"type":"RUN_STARTED","threadId":"t","runId":"r"}
+
+data: {"type":"STATE_SNAPSHOT","snapshot":{"n":1}}
+
+data: {"type":"STATE_SNAPSHOT","snapshot":0}
+
+data: {"type":"RUN_FINISHED","threadId":"t","runId":"r"}
+
+`
+	_, v100, _ := runCmd(t, stream, "show", "--messages", "-")
+	code, v0059, errOut := runCmd(t, stream, "show", "--messages", "--client", "0.0.59", "-")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	if !strings.Contains(v100, `"state":0`) {
+		t.Errorf("1.0.0: got %s, want the state 0", v100)
+	}
+	if !strings.Contains(v0059, `"state":{"n":1}`) {
+		t.Errorf("0.0.59: got %s, want the state {\"n\":1}", v0059)
+	}
+}

@@ -42,6 +42,13 @@ func Script(t testing.TB, name string) string {
 	return filepath.Join(here(t), name)
 }
 
+// ScriptPath is Script for code with no testing.TB at hand (a goroutine
+// running one of several node processes).
+func ScriptPath(name string) string {
+	_, file, _, _ := runtime.Caller(0)
+	return filepath.Join(filepath.Dir(file), name)
+}
+
 // here is this package's folder, internal/oracle.
 func here(t testing.TB) string {
 	t.Helper()
