@@ -29,6 +29,7 @@ type agentFlags struct {
 	seed                     uint64
 	record                   string
 	json, junit              string
+	frontend                 string
 
 	def   agentDefaults
 	given map[string]bool // the flags given, after parsing
@@ -68,6 +69,7 @@ func (a *agentFlags) flags() []agentFlag {
 		{"profile", "P", value(&a.profile), "the verifier's profile: strict (default) or reference"},
 		{"allow", "RULE,...", &a.allow, "verifier rules to waive"},
 		{"enable", "RULE,...", &a.enable, "opt-in verifier rules to turn on:\n" + optInRules()},
+		{"frontend", "F", value(&a.frontend), "the client to play: copilotkit (default; a failed tool\nis posted as \"Error: ...\", no run after it) or\nhttpagent (its error field, and a run after it)"},
 		{"plans", "N", value(&a.plans), d.plans},
 		{"seed", "S", value(&a.seed), "the seed of the random plans (default 1)"},
 		{"record", "DIR", value(&a.record), "keep each " + d.unit + "'s recording in " + d.record + "\n(for aguitest show)"},
@@ -211,6 +213,8 @@ type checks struct {
 	// profile is nil when --profile was not given.
 	profile       *agui.Profile
 	allow, enable []agui.Rule
+	// frontend is "" when --frontend was not given.
+	frontend harness.Frontend
 }
 
 // checks reads --profile, --allow and --enable.
@@ -224,6 +228,11 @@ func (a *agentFlags) checks() (checks, error) {
 		c.profile = &p
 	}
 	var err error
+	if a.given["frontend"] {
+		if c.frontend, err = harness.ParseFrontend(a.frontend); err != nil {
+			return c, fmt.Errorf("--frontend: %v", err)
+		}
+	}
 	if c.allow, err = agui.ParseRules(a.allow.String()); err != nil {
 		return c, fmt.Errorf("--allow: %v", err)
 	}

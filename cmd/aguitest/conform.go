@@ -133,6 +133,9 @@ func cmdConform(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 	cfg.Allow = append(cfg.Allow, ch.allow...)
 	cfg.Enable = append(cfg.Enable, ch.enable...)
+	if ch.frontend != "" {
+		cfg.Frontend = ch.frontend
+	}
 	cfg.Only = append(cfg.Only, only.values...)
 	cfg.Skip = append(cfg.Skip, skip.values...)
 	timeout, err := af.runTimeout()

@@ -147,7 +147,7 @@ func runExplore(ctx context.Context, args []string, stdout, stderr io.Writer) in
 	if ch.profile != nil {
 		c.Profile = *ch.profile
 	}
-	c.Allow, c.Enable = ch.allow, ch.enable
+	c.Allow, c.Enable, c.Frontend = ch.allow, ch.enable, ch.frontend
 	for _, name := range relax.values {
 		f := harness.Fidelity(name)
 		if !slices.Contains(harness.Fidelities, f) {

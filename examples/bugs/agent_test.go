@@ -122,7 +122,7 @@ func TestBugsAreCaught(t *testing.T) {
 				}
 				out.WriteString("--- FAIL: " + r.Case + "\n")
 				for _, p := range r.Problems {
-					out.WriteString("    " + strings.ReplaceAll(p.Text, "\n", "\n    ") + "\n")
+					out.WriteString("    " + strings.ReplaceAll(textgolden.RunIDs(p.Text), "\n", "\n    ") + "\n")
 					if p.Kind == harness.ProblemExplore {
 						explored = true
 						assert.NotNil(t, r.Exploration.Failure, "a failing exploration has its failure")
