@@ -42,6 +42,7 @@ func TestIDs(t *testing.T) {
 			{Text: "You are welcome."},
 		}},
 		NoGolden: true,
+		Explore:  &harness.Explore{Off: true}, // the case's own plan: TestIDsPerPlan explores
 	}
 	run := func(c harness.Case) []agui.RunAgentInput {
 		inputs = nil
@@ -133,6 +134,7 @@ func TestIDsOfRunAgentInput(t *testing.T) {
 	rep := harness.Options{}.Test(t.Context(), agent, harness.Case{
 		Name:     "pinned",
 		Input:    harness.Input{RunAgentInput: &in, FollowUps: []string{"Again"}},
+		Explore:  &harness.Explore{Off: true},
 		Script:   scripted.Script{Turns: []scripted.Turn{{Text: "Hello."}, {Text: "Hello again."}}},
 		NoGolden: true,
 	})
