@@ -26,7 +26,8 @@ const (
 	ParallelTools      Name = "parallel-tools"      // three client calls streamed interleaved
 	ToolNoArgs         Name = "tool-no-args"        // a client's tool that takes no arguments
 	ChainedCalls       Name = "chained-calls"       // a call, then another made with its result
-	ToolError          Name = "tool-error"          // a client's tool that fails
+	ToolError          Name = "tool-error"          // a client's tool that fails, posted as the frontend posts it
+	ToolErrorField     Name = "tool-error-field"    // a client's tool that fails, posted in the tool message's error field
 	TextBetweenCalls   Name = "text-between-calls"  // text streamed between the calls' fragments
 	State              Name = "state"               // the client's state comes back as it was sent
 	FollowUp           Name = "follow-up"           // a second user message on the thread
@@ -43,7 +44,7 @@ const (
 
 // Names lists the scenarios in the order they run.
 var Names = []Name{
-	Text, Reasoning, FrontendTool, ParallelTools, ToolNoArgs, ChainedCalls, ToolError,
+	Text, Reasoning, FrontendTool, ParallelTools, ToolNoArgs, ChainedCalls, ToolError, ToolErrorField,
 	TextBetweenCalls, State, FollowUp, Provider500, Provider429, ProviderDisconnect,
 	ProviderMalformed, ClientDisconnect, BackendTool, TextAfterCalls, Interrupt, GeneratedCall,
 }
@@ -196,14 +197,23 @@ func Battery(cfg Config) []Scenario {
 			scripted.Turn{Text: "Ada's number is on your screen."},
 		),
 	})
-	add(ToolError, "a client tool fails: its error reaches the model, which answers", harness.Case{
-		Input: harness.User("How warm is the kitchen?"),
-		Tools: []harness.Tool{readSensor},
-		Script: script(
-			scripted.Turn{Calls: []scripted.Call{{Name: "read_sensor", Args: `{"sensor":"kitchen"}`}}},
-			scripted.Turn{Text: "The kitchen sensor is offline."},
-		),
-	})
+	if cfg.Frontend == harness.FrontendHTTPAgent {
+		add(ToolError, "a client tool fails; the client posts the error in the tool message's error field, as an HttpAgent application does, and runs again: the error reaches the model, which answers", toolErrorField())
+		out = append(out, Scenario{Name: string(ToolErrorField), Doc: "a client tool fails, its error posted in the tool message's error field", Skip: "the frontend is httpagent: tool-error posts the error field"})
+	} else {
+		add(ToolError, "a client tool fails; the client posts \"Error: <message>\" as the tool's content and no run after it, as CopilotKit does: the error reaches the model with the user's next message, which it answers", harness.Case{
+			Input: harness.Input{
+				Messages:  harness.User("How warm is the kitchen?").Messages,
+				FollowUps: []string{"Is the kitchen sensor working now?"},
+			},
+			Tools: []harness.Tool{readSensor},
+			Script: script(
+				scripted.Turn{Calls: []scripted.Call{{Name: "read_sensor", Args: `{"sensor":"kitchen"}`}}},
+				scripted.Turn{Expect: scripted.Expect{LastUser: "working now"}, Text: "No, the kitchen sensor is offline."},
+			),
+		})
+		add(ToolErrorField, "a client tool fails; the client posts the error in the tool message's error field (empty content) and runs again: a shape @ag-ui/core's ToolMessage allows and an HttpAgent application may send, not what CopilotKit sends: the error reaches the model, which answers", toolErrorField())
+	}
 	add(TextBetweenCalls, "the model streams its text between the fragments of two calls: the text and both calls reach the client whole", harness.Case{
 		Input: harness.User("Find Ada and Grace."),
 		Tools: []harness.Tool{lookupContact},
@@ -341,6 +351,20 @@ func Battery(cfg Config) []Scenario {
 		}
 	}
 	return out
+}
+
+// toolErrorField is the case of a client tool that fails, its error
+// posted in the tool message's error field and a run after it.
+func toolErrorField() harness.Case {
+	return harness.Case{
+		Input:    harness.User("How warm is the kitchen?"),
+		Tools:    []harness.Tool{readSensor},
+		Frontend: harness.FrontendHTTPAgent,
+		Script: script(
+			scripted.Turn{Calls: []scripted.Call{{Name: "read_sensor", Args: `{"sensor":"kitchen"}`}}},
+			scripted.Turn{Text: "The kitchen sensor is offline."},
+		),
+	}
 }
 
 // generatedDoc says what a generated-call scenario does.

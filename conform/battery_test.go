@@ -35,7 +35,7 @@ func TestBatteryCatchesBugs(t *testing.T) {
 		scenario string
 		want     string
 	}{
-		{dropsToolError, "tool-error", `request 2 to the model: no tool result holds "sensor offline: no reading for 5 minutes"`},
+		{dropsToolError, "tool-error-field", `request 2 to the model: no tool result holds the error "sensor offline: no reading for 5 minutes" the client posted in the tool message's error field`},
 		{swallowsFailure, "provider-500", "want a run ending with RUN_ERROR (any message and code), got none: run 1 finished"},
 		{dropsLastCall, "parallel-tools", `turn 1: the model called lookup_contact with {"name":"Grace"} (call 2); the client holds no such call`},
 		{resetsState, "state", `the client's state after the run: got {"agent":"fresh"}, want the state it sent`},
@@ -97,5 +97,5 @@ func TestBatteryExplored(t *testing.T) {
 			assert.Contains(t, strings.Join(r.Notes, "\n"), "explored under ")
 		}
 	}
-	assert.Equal(t, 14, explored, "every scenario but the four provider failures and client-disconnect")
+	assert.Equal(t, 15, explored, "every scenario but the four provider failures and client-disconnect")
 }

@@ -145,6 +145,11 @@ func ParseCases(name string, data []byte) (*CaseFile, error) {
 			Golden:   fc.Golden.view,
 			NoGolden: fc.Golden.none,
 		}
+		if fc.Frontend != "" {
+			if c.Frontend, err = harness.ParseFrontend(fc.Frontend); err != nil {
+				bad(yamlfile.Field(node, "frontend"), "frontend: %v", err)
+			}
+		}
 		in, err := fc.Input.input()
 		if err != nil {
 			bad(yamlfile.Field(node, "input"), "input: %v", err)
@@ -258,6 +263,7 @@ type fileCase struct {
 	Golden    goldenView      `yaml:"golden"`
 	WantError *wantError      `yaml:"want_error"`
 	MaxRuns   int             `yaml:"max_runs"`
+	Frontend  string          `yaml:"frontend"`
 	Explore   *fileExplore    `yaml:"explore"`
 	Ignore    []string        `yaml:"ignore_state"`
 	Expect    *fileExpect     `yaml:"expect"`
@@ -298,11 +304,8 @@ func (fi fileInput) input() (harness.Input, error) {
 		if err := json.Unmarshal(fi.Messages.v, &in.Messages); err != nil {
 			return in, fmt.Errorf("messages: %v", err)
 		}
-		for i := range in.Messages {
-			if in.Messages[i].ID == "" {
-				in.Messages[i].ID = fmt.Sprintf("msg-%d", i+1)
-			}
-		}
+		// A message without an id gets one from the harness when it is
+		// sent, a UUID as a frontend mints it.
 		if len(in.Messages) == 0 {
 			return in, fmt.Errorf("messages: none")
 		}

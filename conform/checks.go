@@ -44,6 +44,8 @@ func checksFor(name string, c harness.Case, cfg Config) func(t harness.T, r *har
 			resultsReachModel(t, r, 3, "7946 0101", "notice shown")
 		case ToolError:
 			resultsReachModel(t, r, 2, sensorError)
+		case ToolErrorField:
+			errorFieldReachesModel(t, r)
 		case TextBetweenCalls:
 			resultsReachModel(t, r, 2, "7946 0101", "555 0102")
 		case State:
@@ -224,6 +226,29 @@ func resultsReachModel(t harness.T, r *harness.Result, n int, texts ...string) {
 		if !strings.Contains(all, text) {
 			t.Errorf("request %d to the model: no tool result holds %q; its tool results are %q", n, text, results)
 		}
+	}
+}
+
+// errorFieldReachesModel checks that the error the client posted in a
+// tool message's error field reached the model in request 2. Its failure
+// says what the shape is: one the protocol allows, which CopilotKit does
+// not send.
+func errorFieldReachesModel(t harness.T, r *harness.Result) {
+	t.Helper()
+	if len(r.Requests) < 2 {
+		t.Errorf("the model was asked %s; want a request 2 with the tool's error", times(len(r.Requests)))
+		return
+	}
+	var results []string
+	for _, m := range r.Requests[1].Messages {
+		if m.Role == "tool" {
+			results = append(results, m.Content)
+		}
+	}
+	all := strings.Join(results, "\n")
+	if !strings.Contains(all, sensorError) {
+		t.Errorf("request 2 to the model: no tool result holds the error %q the client posted in the tool message's error field (content \"\"); its tool results are %q. "+
+			"@ag-ui/core's ToolMessage allows the field, and an application on HttpAgent may send it; CopilotKit sends \"Error: <message>\" as the content instead (tool-error)", sensorError, results)
 	}
 }
 

@@ -42,6 +42,12 @@ type Config struct {
 	Only, Skip []string
 	// Timeout bounds each run of a scenario; 0 means DefaultTimeout.
 	Timeout time.Duration
+	// Frontend is the client the battery plays (harness.Options.Frontend):
+	// CopilotKit's by default, whose failed tool reaches the model as a
+	// tool message "Error: <message>" with the user's next message; the
+	// ToolError scenario follows it, and ToolErrorField posts the error
+	// field @ag-ui/core's ToolMessage also allows.
+	Frontend harness.Frontend
 	// Explore says how each scenario that streams a model's answer (not
 	// the provider failures, nor client-disconnect, whose point is a
 	// stream cut where it is) runs under other plans of its script

@@ -107,7 +107,7 @@ func TestSelect(t *testing.T) {
 	assert.Equal(t, []string{"text", "interrupt/delete_file"}, names(cfg))
 	cfg = refConfig
 	cfg.Skip = []string{"*-tool*", "*call*", "provider-*", "interrupt", "client-*"}
-	assert.Equal(t, []string{"text", "reasoning", "tool-no-args", "tool-error", "state", "follow-up"}, names(cfg))
+	assert.Equal(t, []string{"text", "reasoning", "tool-no-args", "tool-error", "tool-error-field", "state", "follow-up"}, names(cfg))
 	cfg.Only = []string{"nothing-here"}
 	assert.ErrorContains(t, cfg.CheckPatterns(), `"nothing-here" selects no scenario`)
 }

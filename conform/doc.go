@@ -15,7 +15,8 @@
 //	parallel-tools       three client calls interleaved round-robin: each whole, under its own id
 //	tool-no-args         a client's tool that takes no arguments
 //	chained-calls        a client call, then another made with its result: three runs
-//	tool-error           a client's tool fails: its error reaches the model
+//	tool-error           a client's tool fails, posted as the frontend does (CopilotKit: "Error: ..."): its error reaches the model
+//	tool-error-field     a client's tool fails, posted in the tool message's error field (the spec allows it; CopilotKit does not send it)
 //	text-between-calls   text streamed between two calls' fragments: text and calls whole
 //	state                the client's state comes back as it was sent
 //	follow-up            a second user message: the model gets the whole conversation

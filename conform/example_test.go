@@ -8,12 +8,13 @@ import (
 	"github.com/aguitest/aguitest/harness"
 )
 
-// Run takes a server through the battery. This agent drops the error of a
-// client's tool that failed on its way to the model; two scenarios, and
-// what the battery says of them.
+// Run takes a server through the battery. This agent drops the error
+// field of a client's tool that failed on its way to the model: the
+// client CopilotKit is (tool-error: "Error: ..." as the content) is fine,
+// an HttpAgent application that posts the field is not.
 func ExampleRun() {
 	agent := harness.Func(refAgent{bug: dropsToolError}.Run)
-	rep := conform.Run(context.Background(), agent, conform.Config{Only: []string{"frontend-tool", "tool-error"}})
+	rep := conform.Run(context.Background(), agent, conform.Config{Only: []string{"frontend-tool", "tool-error", "tool-error-field"}})
 	for _, r := range rep.Results {
 		fmt.Println(r.Name+":", r.Status)
 		for _, p := range r.Problems {
@@ -22,8 +23,9 @@ func ExampleRun() {
 	}
 	// Output:
 	// frontend-tool: pass
-	// tool-error: fail
-	//     request 2 to the model: no tool result holds "sensor offline: no reading for 5 minutes"; its tool results are [""]
+	// tool-error: pass
+	// tool-error-field: fail
+	//     request 2 to the model: no tool result holds the error "sensor offline: no reading for 5 minutes" the client posted in the tool message's error field (content ""); its tool results are [""]. @ag-ui/core's ToolMessage allows the field, and an application on HttpAgent may send it; CopilotKit sends "Error: <message>" as the content instead (tool-error)
 }
 
 // A case file's cases run through the harness's core, as "aguitest test"

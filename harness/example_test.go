@@ -63,8 +63,8 @@ func ExampleRun() {
 	// Output:
 	// --- PASS: location ("You are in Seoul.")
 	// --- FAIL: parallel calls, round-robin
-	//     run 1: event 11 (TOOL_CALL_END) [toolCallId=run-1-call-2]: args-not-json: the arguments of tool call 'run-1-call-2' are not JSON at TOOL_CALL_END (invalid JSON at byte 7: ':' expected after object key): "{\"tit{\"title\":\"le\":\"a\"}b\"}"
-	//     fidelity: in turn 1 the model called add_task with {"title":"a"} (call 1) and add_task with {"title":"b"} (call 2); the client got add_task with no arguments (id run-1-call-1) and add_task with {"tit{"title":"le":"a"}b"} (id run-1-call-2) instead
+	//     run 1: event 11 (TOOL_CALL_END) [toolCallId=59e7addc-6cda-4ac4-a0ef-dfa5b6153a37-call-2]: args-not-json: the arguments of tool call '59e7addc-6cda-4ac4-a0ef-dfa5b6153a37-call-2' are not JSON at TOOL_CALL_END (invalid JSON at byte 7: ':' expected after object key): "{\"tit{\"title\":\"le\":\"a\"}b\"}"
+	//     fidelity: in turn 1 the model called add_task with {"title":"a"} (call 1) and add_task with {"title":"b"} (call 2); the client got add_task with no arguments (id 59e7addc-6cda-4ac4-a0ef-dfa5b6153a37-call-1) and add_task with {"tit{"title":"le":"a"}b"} (id 59e7addc-6cda-4ac4-a0ef-dfa5b6153a37-call-2) instead
 	//     explore: the case's own plan fails (above), and 14 of the 33 other plans fail as it does; no other failure
 }
 
@@ -126,8 +126,8 @@ func ExampleExplore() {
 	// 	turn 1: without with_name
 	// 	turn 1: split whole
 	// fails so, under split=whole order=round-robin ids=first:
-	// 	run 1: event 7 (TOOL_CALL_END) [toolCallId=run-1-call-2]: args-not-json: the arguments of tool call 'run-1-call-2' are not JSON at TOOL_CALL_END (invalid JSON at byte 13: unexpected data after the value): "{\"title\":\"a\"}{\"title\":\"b\"}"
-	// 	fidelity: in turn 1 the model called add_task with {"title":"a"} (call 1) and add_task with {"title":"b"} (call 2); the client got add_task with no arguments (id run-1-call-1) and add_task with {"title":"a"}{"title":"b"} (id run-1-call-2) instead
+	// 	run 1: event 7 (TOOL_CALL_END) [toolCallId=793cade0-e9d8-4d8b-8cc0-fcb7a30734d1-call-2]: args-not-json: the arguments of tool call '793cade0-e9d8-4d8b-8cc0-fcb7a30734d1-call-2' are not JSON at TOOL_CALL_END (invalid JSON at byte 13: unexpected data after the value): "{\"title\":\"a\"}{\"title\":\"b\"}"
+	// 	fidelity: in turn 1 the model called add_task with {"title":"a"} (call 1) and add_task with {"title":"b"} (call 2); the client got add_task with no arguments (id 793cade0-e9d8-4d8b-8cc0-fcb7a30734d1-call-1) and add_task with {"title":"a"}{"title":"b"} (id 793cade0-e9d8-4d8b-8cc0-fcb7a30734d1-call-2) instead
 	// the smallest failing script, to paste into the case:
 	// 	scripted.Script{
 	// 		Turns: []scripted.Turn{

@@ -199,14 +199,13 @@ func (r *planRun) failed() bool { return len(r.problems) > 0 }
 
 // explorer explores one case.
 type explorer struct {
-	o      Options
-	ctx    context.Context
-	agent  Agent
-	c      Case
-	x      Explore
-	wires  []scripted.Wire
-	thread atomic.Int64
-	runs   atomic.Int64
+	o     Options
+	ctx   context.Context
+	agent Agent
+	c     Case
+	x     Explore
+	wires []scripted.Wire
+	runs  atomic.Int64
 
 	mu     sync.Mutex
 	memo   map[string]*memoRun // runs by script key
@@ -471,7 +470,7 @@ func (e *explorer) run(name string, s scripted.Script) *planRun {
 		c.Explore = nil
 		c.Check = nil
 		o := e.o
-		o.thread = fmt.Sprintf("thread-%d", e.thread.Add(1)+1)
+		o.plan = fmt.Sprintf("seed %d, %s", e.x.Seed, key)
 		rep := &report{}
 		res := o.test(e.ctx, rep, e.agent, c)
 		r := &planRun{name: name, script: s, res: res, problems: rep.problems()}

@@ -16,6 +16,7 @@ import (
 
 	"github.com/aguitest/aguitest/agui"
 	"github.com/aguitest/aguitest/harness"
+	"github.com/aguitest/aguitest/internal/textgolden"
 	"github.com/aguitest/aguitest/scripted"
 )
 
@@ -152,10 +153,10 @@ func TestFailures(t *testing.T) {
 			require.NotEmpty(t, reports[0].Problems, "the case passed; want it to fail")
 			assert.Equal(t, f.kind, reports[0].Problems[0].Kind, "the first problem's kind: %s", reports[0].Problems[0])
 			assert.NotContains(t, reports[0].Err().Error(), "not reached")
-			rest := reports[0].Err().Error()
+			rest := textgolden.RunIDs(reports[0].Err().Error())
 			for _, w := range f.want {
 				i := strings.Index(rest, w)
-				if !assert.GreaterOrEqual(t, i, 0, "the report lacks %q after what came before:\n%s", w, reports[0].Err()) {
+				if !assert.GreaterOrEqual(t, i, 0, "the report lacks %q after what came before:\n%s", w, textgolden.RunIDs(reports[0].Err().Error())) {
 					break
 				}
 				rest = rest[i+len(w):]
@@ -197,7 +198,7 @@ func TestFailureReports(t *testing.T) {
 			if len(f.cases) > 1 {
 				want = append(want, "--- PASS: TestChildScenario/"+f.name+"/"+f.cases[1].Name)
 			}
-			rest := out.String()
+			rest := textgolden.RunIDs(out.String())
 			for _, w := range want {
 				i := strings.Index(rest, w)
 				if !assert.GreaterOrEqual(t, i, 0, "output lacks %q after what came before:\n%s", w, out.String()) {

@@ -100,7 +100,7 @@ func TestInterruptAnswered(t *testing.T) {
 			assert.JSONEq(t, tt.resume, string(resume))
 			assert.Empty(t, res.Runs[1].Interrupts)
 			assert.Equal(t, tt.text, res.LastText())
-			assert.Equal(t, "thread-1", res.Runs[1].Input.ThreadID)
+			assert.Equal(t, res.Runs[0].Input.ThreadID, res.Runs[1].Input.ThreadID, "the resumed run keeps the thread")
 		})
 	}
 }
@@ -157,7 +157,7 @@ func chattyAgent(gone chan<- struct{}) harness.Agent {
 				}
 				http.NewResponseController(w).Flush()
 			}
-			if in.RunID == "run-1" {
+			if len(in.Messages) == 1 { // the first run
 				send(agui.NewRunStarted(in.ThreadID, in.RunID), agui.NewTextMessageStart("m1"))
 				<-r.Context().Done()
 				gone <- struct{}{}
@@ -257,7 +257,8 @@ func TestInterruptResumeAgainstHttpAgent(t *testing.T) {
 	dir := oracle.Dir(t, "the comparison with @ag-ui/client's resume")
 	h := serveFunc(approvalAgent(""))
 	rep := harness.Options{}.Test(t.Context(), harness.Handler(func(harness.Env) http.Handler { return h }), harness.Case{
-		Name: "delete", Input: harness.User("Delete notes.txt."), NoGolden: true,
+		// resume.mjs starts its HttpAgent with this message.
+		Name: "delete", Input: harness.Input{Messages: []agui.Message{agui.UserMessage("user-1", "Delete notes.txt.")}}, NoGolden: true,
 		Answers: []harness.Answer{{Tool: "delete_file", Payload: json.RawMessage(`{"approved":true}`)}},
 	})
 	require.NoError(t, rep.Err())

@@ -92,7 +92,7 @@ func TestProtobufPathFailures(t *testing.T) {
 		{"frame the client cannot read whole", streamAgent("", []byte{0x1a, 0x0a, 0x0a, 0x02, 0x08, 0x02, 0x12, 0x01, 0x6d, 0xf8, 0x03, 0x01}),
 			"run 1: event 13 (TEXT_MESSAGE_END) [messageId=m]: proto-loss: the client's decoder drops /#63: unknown field 63 of TextMessageEndEvent (wire type 0) dropped"},
 		{"future event", streamAgent("", []byte{0xfa, 0x03, 0x02, 0x08, 0x01}),
-			"proto-loss: frame 13 at byte 309 holds an event of a later protocol version: skipped, as the reference client skips it"},
+			"proto-loss: frame 13 at byte 427 holds an event of a later protocol version: skipped, as the reference client skips it"},
 		// The trap of @ag-ui/encoder's encode(), which writes SSE whatever
 		// getContentType() announced.
 		{"SSE under the protobuf Content-Type", harness.Handler(func(harness.Env) http.Handler {

@@ -79,6 +79,8 @@ type Case struct {
 	// FidelityIDs), for an agent that legitimately rewrites the model's
 	// text or keeps calls from the client; Options.Relax adds to it.
 	Relax []Fidelity
+	// Frontend, when set, replaces Options.Frontend for this case.
+	Frontend Frontend
 	// IgnoreState names parts of the client's state, as JSON Pointers
 	// into it ("/messages", "/steps/0/startedAt"; "*" for every element
 	// of an array, "" for the whole state), that exploring the case
@@ -91,8 +93,16 @@ type Case struct {
 }
 
 // Input is what a case sends. Messages, State, Context and ForwardedProps
-// fill a RunAgentInput whose ids the harness assigns; RunAgentInput, when
-// set, is sent as it is for the first run instead.
+// fill a RunAgentInput whose ids the harness assigns as frontends do:
+// UUIDs for the thread, each run, each message without an id and each
+// message the client adds (a tool's result, a follow-up), drawn from the
+// case's name and plan, so that they are distinct per case and per plan
+// of an exploration and the same on every run of the case. Goldens keep
+// placeholders for them ("thread-1", "run-2", "msg-1"), and a script's
+// expectations may name them so too (scripted.Expect.ToolResults
+// "run-1-call-1": the agent's first call of the case's first run, for an
+// agent that names calls after its run). RunAgentInput, when set, is sent
+// as it is for the first run instead; later runs keep its thread id.
 type Input struct {
 	// Messages is the conversation so far, ending with the user's message.
 	Messages []agui.Message
@@ -109,9 +119,11 @@ type Input struct {
 	FollowUps []string
 }
 
-// User is shorthand for an Input holding one user message.
+// User is shorthand for an Input holding one user message. The message
+// has no id: the harness gives it one when it sends it, as a frontend
+// does (a UUID; see Input).
 func User(text string) Input {
-	return Input{Messages: []agui.Message{agui.UserMessage("user-1", text)}}
+	return Input{Messages: []agui.Message{agui.UserMessage("", text)}}
 }
 
 // Tool is a frontend tool: declared to the agent in the input's tools, and
@@ -127,8 +139,11 @@ type Tool struct {
 	// when none were streamed, as the reference client hands a call to a
 	// frontend tool; the assistant message posted back keeps the call's
 	// arguments as streamed, as the reference client does. The result is
-	// sent back as a tool message's content; an error becomes the tool
-	// message's error.
+	// sent back as a tool message's content; an error is sent as the
+	// frontend sends it (Options.Frontend): content "Error: <message>"
+	// and no run after it unless another call of the round succeeded
+	// (CopilotKit, the default), or the tool message's error field and a
+	// run after it (HttpAgent).
 	//
 	// An explored case (Case.Explore) runs it for each plan, several
 	// plans at once: it must be safe for concurrent use.
@@ -225,6 +240,13 @@ type Options struct {
 	// Func agents ignore it.
 	Accept string
 
+	// Frontend is the client the harness plays where the protocol leaves
+	// it a choice (see Frontend): FrontendCopilotKit by default, whose
+	// failed tool is posted as content "Error: <message>" and asks for no
+	// run after it; FrontendHTTPAgent posts the error in the tool
+	// message's error field and runs again.
+	Frontend Frontend
+
 	// Explore explores every case of the table whose own Explore is nil
 	// (see Explore).
 	Explore *Explore
@@ -250,11 +272,11 @@ type Options struct {
 	// the order found (a Report puts causes first), as OnEvent is called.
 	OnProblem func(Problem)
 
-	// thread is the thread id of the case's runs; "" means "thread-1".
-	// Each plan of an exploration has its own, so that an agent that
-	// keeps threads apart does not see one plan's conversation in
-	// another's.
-	thread string
+	// plan names the plan a case runs under, "" for the case's own: the
+	// ids the client mints are drawn from it, so that each plan of an
+	// exploration has a thread of its own and an agent that keeps threads
+	// apart does not see one plan's conversation in another's.
+	plan string
 }
 
 // dir is the folder of the goldens.

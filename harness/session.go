@@ -26,6 +26,7 @@ type session struct {
 	rec  *recorder.Writer // nil when the case is not recorded
 	llm  *llmProxy
 	view *agui.View // what the client holds
+	ids  *ids       // what the client names the thread, runs and messages
 }
 
 // run runs the conversation of the case and reports what goes wrong.
@@ -38,6 +39,10 @@ func (s *session) run() *Result {
 	for _, tool := range s.c.Tools {
 		tools[tool.Name] = tool
 	}
+	frontend := s.c.Frontend
+	if frontend == "" {
+		frontend = s.o.Frontend
+	}
 	first := s.firstInput()
 	s.view = agui.NewView(first)
 	followUps := s.c.Input.FollowUps
@@ -45,9 +50,7 @@ func (s *session) run() *Result {
 
 	input := first
 	for n := 1; ; n++ {
-		if input.RunID == "" || n > 1 {
-			input.RunID = fmt.Sprintf("run-%d", n)
-		}
+		input.RunID = s.ids.run(n)
 		run := s.post(n, input)
 		res.Runs = append(res.Runs, run)
 		if run.Err != nil {
@@ -67,20 +70,29 @@ func (s *session) run() *Result {
 			}
 		}
 		var added []agui.Message
-		if len(pending) == 0 && len(resumed) == 0 {
-			if len(followUps) == 0 {
-				break
-			}
-			added = append(added, agui.UserMessage(fmt.Sprintf("user-%d", n+1), followUps[0]))
-			followUps = followUps[1:]
-		}
+		failed := 0
 		for _, call := range pending {
 			content, err := tools[call.name].Run(s.ctx, call.arguments())
-			msg := agui.ToolMessage(call.id+"-result", call.id, content)
+			text, errField := frontend.toolResult(content, err)
+			msg := agui.ToolMessage(s.ids.message(), call.id, text)
+			msg.Error = errField
 			if err != nil {
-				msg.Error = err.Error()
+				failed++
 			}
 			added = append(added, msg)
+		}
+		if !frontend.followsUp(len(pending), failed) && len(resumed) == 0 {
+			// The results wait on the client for the user's next
+			// message, as CopilotKit keeps a failed tool's.
+			pending = nil
+		}
+		if len(pending) == 0 && len(resumed) == 0 {
+			if len(followUps) == 0 {
+				s.view.AddMessages(added...)
+				break
+			}
+			added = append(added, agui.UserMessage(s.ids.message(), followUps[0]))
+			followUps = followUps[1:]
 		}
 		s.view.AddMessages(added...)
 		if n >= maxRuns {
@@ -147,7 +159,8 @@ func requestMessages(v *agui.View) []agui.Message {
 }
 
 // firstInput is what the first run is asked: the case's RunAgentInput, or
-// one made of its Input with its frontend tools declared.
+// one made of its Input with its frontend tools declared, its messages
+// without an id given one.
 func (s *session) firstInput() agui.RunAgentInput {
 	in := s.c.Input
 	if in.RunAgentInput != nil {
@@ -157,14 +170,10 @@ func (s *session) firstInput() agui.RunAgentInput {
 	for _, tool := range s.c.Tools {
 		decl = append(decl, agui.Tool{Name: tool.Name, Description: tool.Description, Parameters: tool.Parameters})
 	}
-	thread := s.o.thread
-	if thread == "" {
-		thread = "thread-1"
-	}
 	return agui.RunAgentInput{
-		ThreadID:       thread,
+		ThreadID:       s.ids.thread,
 		State:          in.State,
-		Messages:       in.Messages,
+		Messages:       s.ids.fill(in.Messages),
 		Tools:          decl,
 		Context:        in.Context,
 		ForwardedProps: in.ForwardedProps,

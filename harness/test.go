@@ -202,13 +202,23 @@ func checkNames(cases []Case) {
 // test runs a case, reporting into rep.
 func (o Options) test(ctx context.Context, rep *report, agent Agent, c Case) *Result {
 	want, err := c.validate()
+	if _, ferr := ParseFrontend(string(o.Frontend)); ferr != nil {
+		err = errors.Join(err, fmt.Errorf("harness: Options.Frontend: %w", ferr))
+	}
 	if err != nil {
 		rep.errorf(ProblemCase, 0, "%v", err)
 		return nil
 	}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	srv := scripted.NewServer(c.Script)
+	ids := newIDs(c.Name, o.plan)
+	if in := c.Input.RunAgentInput; in != nil {
+		ids.thread = in.ThreadID
+		if in.RunID != "" {
+			ids.runs[1] = in.RunID
+		}
+	}
+	srv := scripted.NewServer(ids.resolve(c.Script))
 	defer srv.Close()
 	base := srv.URL
 	var llm *llmProxy
@@ -253,7 +263,7 @@ func (o Options) test(ctx context.Context, rep *report, agent Agent, c Case) *Re
 			}()
 		}
 	}
-	s := &session{ctx: ctx, rep: rep, o: o, c: c, r: r, rec: rec, llm: llm}
+	s := &session{ctx: ctx, rep: rep, o: o, c: c, r: r, rec: rec, llm: llm, ids: ids}
 	res := s.run()
 	want.check(rep, res)
 
@@ -294,6 +304,9 @@ func (c *Case) validate() (*wantError, error) {
 				"the harness runs a frontend tool when the agent leaves a call to the client: "+
 				"set Tool.Run (to a func returning an error if the agent must answer the call itself)", c.Name, tool.Name))
 		}
+	}
+	if _, err := ParseFrontend(string(c.Frontend)); err != nil {
+		errs = append(errs, fmt.Errorf("harness: case %q: Frontend: %w", c.Name, err))
 	}
 	for _, p := range c.IgnoreState {
 		if _, err := parsePointer(p); err != nil {

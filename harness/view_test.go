@@ -84,7 +84,9 @@ func TestResultIsTheClientsView(t *testing.T) {
 			sent = append(sent, m)
 		}
 	}
-	toolMsg, err := json.Marshal(agui.ToolMessage("c1-result", "c1", "Seoul"))
+	// The result's id is the client's to mint (a UUID).
+	posted := res.Runs[1].Input.Messages
+	toolMsg, err := json.Marshal(agui.ToolMessage(posted[len(posted)-1].ID, "c1", "Seoul"))
 	require.NoError(t, err)
 	sent = append(sent, toolMsg)
 	assert.JSONEq(t, jsonList(t, sent), jsonOf(t, res.Runs[1].Input.Messages), "the messages of the second request")
@@ -168,7 +170,7 @@ func TestClientWarningsAreReported(t *testing.T) {
 		}
 		return nil
 	})
-	r := harness.Options{}.Test(t.Context(), agent, harness.Case{Name: "warnings", Input: harness.User("hi"), NoGolden: true})
+	r := harness.Options{}.Test(t.Context(), agent, harness.Case{Name: "warnings", Input: harness.Input{Messages: []agui.Message{agui.UserMessage("user-1", "hi")}}, NoGolden: true})
 	var got []string
 	for _, p := range r.Problems {
 		assert.Equal(t, harness.ProblemClient, p.Kind, p.Text)

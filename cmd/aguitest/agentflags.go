@@ -31,6 +31,7 @@ type agentFlags struct {
 	ignoreState              listFlag
 	record                   string
 	json, junit              string
+	frontend                 string
 
 	def   agentDefaults
 	given map[string]bool // the flags given, after parsing
@@ -71,6 +72,7 @@ func (a *agentFlags) flags() []agentFlag {
 		{"client", "VERSION", value(&a.client), "the @ag-ui/client version to check against: 1.0.0\nor 0.0.59 (pinned by CopilotKit 1.74/1.75); default:\nevery supported version under strict, 1.0.0 under\nreference"},
 		{"allow", "RULE,...", &a.allow, "verifier rules to waive"},
 		{"enable", "RULE,...", &a.enable, "opt-in verifier rules to turn on:\n" + optInRules()},
+		{"frontend", "F", value(&a.frontend), "the client to play: copilotkit (default; a failed tool\nis posted as \"Error: ...\", no run after it) or\nhttpagent (its error field, and a run after it)"},
 		{"plans", "N", value(&a.plans), d.plans},
 		{"seed", "S", value(&a.seed), "the seed of the random plans (default 1)"},
 		{"ignore-state", "POINTER", &a.ignoreState, "a part of the client's state, as a JSON Pointer\n(/messages), that may differ from plan to plan;\nrepeatable"},
@@ -221,6 +223,8 @@ type checks struct {
 	profile       *agui.Profile
 	client        agui.Client // "" when --client was not given
 	allow, enable []agui.Rule
+	// frontend is "" when --frontend was not given.
+	frontend harness.Frontend
 }
 
 // checks reads --profile, --allow and --enable.
@@ -234,6 +238,11 @@ func (a *agentFlags) checks() (checks, error) {
 		c.profile = &p
 	}
 	var err error
+	if a.given["frontend"] {
+		if c.frontend, err = harness.ParseFrontend(a.frontend); err != nil {
+			return c, fmt.Errorf("--frontend: %v", err)
+		}
+	}
 	if a.given["client"] {
 		if c.client, err = agui.ParseClient(a.client); err != nil {
 			return c, fmt.Errorf("--client: %v", err)

@@ -199,6 +199,9 @@ func cmdTest(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 			}
 			c.Allow = append(c.Allow, ch.allow...)
 			c.Enable = append(c.Enable, ch.enable...)
+			if ch.frontend != "" {
+				c.Frontend = ch.frontend
+			}
 		}
 		s, code := testFile(ctx, w, pal, o, af, agent, f, sel, *verbose)
 		suites = append(suites, s)

@@ -136,6 +136,9 @@ func cmdConform(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 	cfg.Allow = append(cfg.Allow, ch.allow...)
 	cfg.Enable = append(cfg.Enable, ch.enable...)
+	if ch.frontend != "" {
+		cfg.Frontend = ch.frontend
+	}
 	cfg.IgnoreState = append(cfg.IgnoreState, af.ignoreState.values...)
 	cfg.Only = append(cfg.Only, only.values...)
 	cfg.Skip = append(cfg.Skip, skip.values...)

@@ -80,7 +80,7 @@ func TestConformHTMLInBrowser(t *testing.T) {
 		t.Fatal(err)
 	}
 	dom := string(browsePage(t, bin, out, "--dump-dom", "--window-size=1400,2000"))
-	for _, want := range []string{"aguitest conform: mixedup", "parallel-tools: fail", "⚠ args-not-json", "run run-1"} {
+	for _, want := range []string{"aguitest conform: mixedup", "parallel-tools: fail", "⚠ args-not-json", "lane lane-run"} {
 		if !strings.Contains(dom, want) {
 			t.Errorf("rendered DOM has no %q", want)
 		}

@@ -152,7 +152,7 @@ func runExplore(ctx context.Context, args []string, stdout, stderr io.Writer) in
 		c.Profile = *ch.profile
 	}
 	c.Client = ch.client
-	c.Allow, c.Enable = ch.allow, ch.enable
+	c.Allow, c.Enable, c.Frontend = ch.allow, ch.enable, ch.frontend
 	c.IgnoreState = af.ignoreState.values
 	for _, name := range relax.values {
 		f := harness.Fidelity(name)

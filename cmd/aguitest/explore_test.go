@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/aguitest/aguitest/examples/bugs"
+	"github.com/aguitest/aguitest/internal/textgolden"
 )
 
 // TestExploreURL: "aguitest explore --url" explores an agent already
@@ -40,7 +41,7 @@ func TestExploreURL(t *testing.T) {
 			var stdout, stderr bytes.Buffer
 			code := runExplore(t.Context(), []string{"--url", agent.URL, "--llm", llm, "--plans", "20", script}, &stdout, &stderr)
 			assert.Equal(t, tc.code, code, "stdout:\n%s\nstderr:\n%s", stdout.String(), stderr.String())
-			assert.Contains(t, stdout.String(), tc.want)
+			assert.Contains(t, textgolden.RunIDs(stdout.String()), tc.want)
 			assert.Empty(t, stderr.String())
 		})
 	}

@@ -133,7 +133,7 @@ func TestBugsAreCaught(t *testing.T) {
 				}
 				out.WriteString("--- FAIL: " + r.Case + "\n")
 				for _, p := range r.Problems {
-					out.WriteString("    " + strings.ReplaceAll(p.Text, "\n", "\n    ") + "\n")
+					out.WriteString("    " + strings.ReplaceAll(textgolden.RunIDs(p.Text), "\n", "\n    ") + "\n")
 					if p.Kind == harness.ProblemExplore {
 						explored = true
 						if !strings.HasPrefix(p.Text, "explore: the case's own plan fails (above)") {

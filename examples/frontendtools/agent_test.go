@@ -121,6 +121,7 @@ func TestFrontendTools(t *testing.T) {
 		results   []string // tool messages, content or "error: ..."
 		lastText  string
 		wantColor string
+		frontend  harness.Frontend
 	}
 	rows := []row{
 		{
@@ -171,9 +172,12 @@ func TestFrontendTools(t *testing.T) {
 		},
 		{
 			// The tool fails on the client: the next run carries a tool
-			// message with the error, and the agent apologises.
-			name:  "tool-error",
-			input: harness.User("Make the background ultraviolet."),
+			// message with the error, and the agent apologises. An
+			// HttpAgent application posts the error field and runs again
+			// (CopilotKit, the default, would wait for the user).
+			name:     "tool-error",
+			frontend: harness.FrontendHTTPAgent,
+			input:    harness.User("Make the background ultraviolet."),
 			turns: []scripted.Turn{
 				{Expect: scripted.Expect{Tools: offered}, Calls: []scripted.Call{{Name: "change_background_color", Args: `{"color":"ultraviolet"}`}}},
 				{Expect: scripted.Expect{ToolResults: []string{"run-1-call-1"}}, Text: "Sorry, your console cannot show ultraviolet. Shall I try blue?"},
@@ -208,10 +212,11 @@ func TestFrontendTools(t *testing.T) {
 	for _, r := range rows {
 		c := &client{}
 		cases = append(cases, harness.Case{
-			Name:   r.name,
-			Input:  r.input,
-			Script: scripted.Script{Turns: r.turns},
-			Tools:  c.tools(),
+			Name:     r.name,
+			Input:    r.input,
+			Frontend: r.frontend,
+			Script:   scripted.Script{Turns: r.turns},
+			Tools:    c.tools(),
 			Check: func(t harness.T, res *harness.Result) {
 				if got := len(res.Runs); got != r.runs {
 					t.Errorf("runs: got %d, want %d", got, r.runs)
@@ -245,6 +250,7 @@ func TestFrontendTools(t *testing.T) {
 			explored = append(explored, harness.Case{
 				Name:     r.name,
 				Input:    r.input,
+				Frontend: r.frontend,
 				Script:   scripted.Script{Turns: r.turns},
 				Tools:    (&client{}).tools(),
 				NoGolden: true,

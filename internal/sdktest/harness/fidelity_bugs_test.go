@@ -8,6 +8,7 @@ import (
 	"github.com/aguitest/aguitest/agui"
 	"github.com/aguitest/aguitest/examples/bugs"
 	"github.com/aguitest/aguitest/harness"
+	"github.com/aguitest/aguitest/internal/textgolden"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -82,7 +83,7 @@ func TestFidelity(t *testing.T) {
 				}
 				require.Len(t, fidelity, len(tc.want), "explored %v: %v", explored, r.Err())
 				for i, w := range tc.want {
-					assert.True(t, strings.HasPrefix(fidelity[i], w), "problem %d:\ngot  %s\nwant %s...", i+1, fidelity[i], w)
+					assert.True(t, strings.HasPrefix(textgolden.RunIDs(fidelity[i]), w), "problem %d:\ngot  %s\nwant %s...", i+1, fidelity[i], w)
 				}
 			}
 		})
