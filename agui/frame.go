@@ -36,6 +36,10 @@ type FrameError struct {
 	// Offset is the byte offset of a protobuf frame, whose stream has no
 	// lines (Line is then 0).
 	Offset int64
+
+	// data is the frame's JSON for RuleFrameObject and RuleFrameType,
+	// which @ag-ui/client 0.0.59 reads as a schema error of its own words.
+	data []byte
 }
 
 // Error returns "name:line: frame N: rule: message", or for a protobuf
@@ -104,13 +108,13 @@ func frameEventInto(e *Event, data []byte) *FrameError {
 	switch {
 	case err == nil:
 		if len(e.typ) == 0 {
-			return &FrameError{Rule: RuleFrameType, Msg: "Invalid event: the frame carries no event type: " + clip(data)}
+			return &FrameError{Rule: RuleFrameType, Msg: "Invalid event: the frame carries no event type: " + clip(data), data: bytes.Clone(data)}
 		}
 		return nil
 	case err == ErrNotObject:
-		return &FrameError{Rule: RuleFrameObject, Msg: "Invalid event: the frame is not a JSON object: " + clip(data)}
+		return &FrameError{Rule: RuleFrameObject, Msg: "Invalid event: the frame is not a JSON object: " + clip(data), data: bytes.Clone(data)}
 	case err == ErrNoType:
-		return &FrameError{Rule: RuleFrameType, Msg: "Invalid event: the frame carries no event type: " + clip(data)}
+		return &FrameError{Rule: RuleFrameType, Msg: "Invalid event: the frame carries no event type: " + clip(data), data: bytes.Clone(data)}
 	}
 	return &FrameError{Rule: RuleFrameJSON, Msg: fmt.Sprintf("the frame's data is not JSON (%v): %s", err, clip(data))}
 }

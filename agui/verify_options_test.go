@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/stretchr/testify/require"
 )
 
 func TestInputHistoryMakesCallsKnown(t *testing.T) {
@@ -220,16 +221,28 @@ func TestSchemaViolations(t *testing.T) {
 	ok := events(t, runStarted,
 		`{"type":"STATE_DELTA","delta":[{"op":"frob"},{"op":"add","path":"/a","value":1,"extra":true}],"vendor":{"x":1}}`,
 		`{"type":"RUN_FINISHED","threadId":"t1","runId":"r1","outcome":{"type":"someday"}}`)
-	if got := Verify(ok, Options{}); len(got) != 0 {
+	if got := Verify(ok, Options{Client: ClientV100}); len(got) != 0 {
 		t.Errorf("stripped material reported: %v", got)
+	}
+	// 0.0.59 rejects the outcome of an unknown type, and Strict (every
+	// client) says whose frontend breaks.
+	got := Verify(ok, Options{})
+	require.Len(t, got, 1)
+	if got[0].Client != ClientV0059 || !strings.HasPrefix(got[0].Message, "rejected by @ag-ui/client 0.0.59 (pinned by CopilotKit 1.74/1.75): RUN_FINISHED /outcome/type: Invalid discriminator value") {
+		t.Errorf("got %+v, want the 0.0.59 client's rejection of the outcome", got[0])
 	}
 }
 
 func TestUnknownTypesAreDropped(t *testing.T) {
-	// The client drops what it does not know, even as the first event.
-	got := Verify(events(t, `{"type":"PING"}`, runStarted, `{"type":"vendor.progress","p":1}`, runFinished), Options{})
-	if len(got) != 0 {
+	// The 1.0.0 client drops what it does not know, even as the first
+	// event; 0.0.59's transport fails the run on it.
+	stream := events(t, `{"type":"PING"}`, runStarted, `{"type":"vendor.progress","p":1}`, runFinished)
+	if got := Verify(stream, Options{Client: ClientV100}); len(got) != 0 {
 		t.Errorf("got %v", got)
+	}
+	got := Verify(stream, Options{Profile: Reference, Client: ClientV0059})
+	if len(got) != 2 || got[0].Rule != RuleSchema || got[0].Field != "/type" || got[1].Index != 2 {
+		t.Errorf("got %v, want 0.0.59's schema violations of events 1 and 3", got)
 	}
 }
 

@@ -45,6 +45,7 @@ func TestVerifyStrict(t *testing.T) {
 		name   string
 		stream []string
 		want   []brief
+		client Client
 	}{
 		{
 			name: "interleaved parallel calls with distinct ids conform",
@@ -179,13 +180,23 @@ func TestVerifyStrict(t *testing.T) {
 			want: []brief{{2, "after-run-finished"}},
 		},
 		{
-			name:   "unknown and legacy event types pass",
+			name:   "legacy event types pass",
+			stream: []string{runStarted, `{"type":"THINKING_START"}`, `{"type":"THINKING_END"}`, runFinished},
+		},
+		{
+			name:   "unknown event types break the 0.0.59 client",
 			stream: []string{runStarted, `{"type":"THINKING_START"}`, `{"type":"VENDOR_THING","x":1}`, `{"type":"THINKING_END"}`, runFinished},
+			want:   []brief{{Index: 2, Rule: string(RuleSchema)}},
+		},
+		{
+			name:   "unknown event types pass the 1.0.0 client",
+			stream: []string{runStarted, `{"type":"VENDOR_THING","x":1}`, runFinished},
+			client: ClientV100,
 		},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got := Verify(events(t, tt.stream...), Options{})
+			got := Verify(events(t, tt.stream...), Options{Client: tt.client})
 			if diff := cmp.Diff(tt.want, briefs(got)); diff != "" {
 				t.Errorf("violations (-want +got):\n%s\nall: %v", diff, got)
 			}

@@ -51,6 +51,9 @@ type View struct {
 	// that appending a delta costs the delta, not the whole text.
 	texts map[*jsObject]*textBuf
 	index viewIndex
+	// client is the @ag-ui/client version whose pipeline Apply follows
+	// ("" for 1.0.0); see NewClientView.
+	client Client
 }
 
 // textBuf builds a streamed string; last is the string it gave out last.
@@ -152,6 +155,9 @@ func (v *View) Apply(e Event) error {
 	if v.err != nil {
 		return v.err
 	}
+	if v.client == ClientV0059 {
+		return v.apply0059(e)
+	}
 	e = *v.compat.apply(&e)
 	if !e.typ.Known() {
 		return nil // the client drops types it does not know
@@ -169,6 +175,11 @@ func (v *View) Apply(e Event) error {
 			}
 		}
 	}
+	return v.reduce(e)
+}
+
+// reduce expands chunks and applies what comes out to the view.
+func (v *View) reduce(e Event) error {
 	out, err := v.x.Push(e)
 	for _, ex := range out {
 		// The reducer keeps the index of ids up to date: messages
@@ -529,7 +540,7 @@ func (v *View) apply(e Event) error {
 
 	case StateSnapshot:
 		v.state = viewField(e, "snapshot")
-		if !isUndefined(v.state) {
+		if !isUndefined(v.state) && (v.client != ClientV0059 || jvTruthy(v.state)) {
 			v.agent = v.state
 		}
 
@@ -543,7 +554,7 @@ func (v *View) apply(e Event) error {
 			return errCycle
 		}
 		v.state = next
-		if !isUndefined(next) {
+		if !isUndefined(next) && (v.client != ClientV0059 || jvTruthy(next)) {
 			if _, err := structuredCloneJS(next); err != nil {
 				return fmt.Errorf("STATE_DELTA: the client cannot copy the patched state: %w", err)
 			}

@@ -40,6 +40,7 @@ type heldRun struct {
 // Reference profile) or its view stops.
 type assembler struct {
 	recording bool
+	client    agui.Client // the client version whose view and verifier run
 	v         *agui.View
 	ver       *agui.Verifier
 	stopped   bool
@@ -54,14 +55,14 @@ type assembler struct {
 func (a *assembler) begin(input *agui.RunAgentInput) {
 	switch {
 	case input != nil:
-		a.v = agui.NewView(*input)
-		a.ver, a.stopped = agui.NewVerifier(agui.Options{Profile: agui.Reference}), false
+		a.v = agui.NewClientView(a.client, *input)
+		a.ver, a.stopped = agui.NewVerifier(agui.Options{Profile: agui.Reference, Client: a.client}), false
 	case a.v == nil:
-		a.v = agui.NewView(agui.RunAgentInput{})
-		a.ver = agui.NewVerifier(agui.Options{Profile: agui.Reference})
+		a.v = agui.NewClientView(a.client, agui.RunAgentInput{})
+		a.ver = agui.NewVerifier(agui.Options{Profile: agui.Reference, Client: a.client})
 	case a.recording:
 		a.v.AddMessages() // a request of its own
-		a.ver, a.stopped = agui.NewVerifier(agui.Options{Profile: agui.Reference}), false
+		a.ver, a.stopped = agui.NewVerifier(agui.Options{Profile: agui.Reference, Client: a.client}), false
 	}
 	if a.recording {
 		a.offset = 0
@@ -103,7 +104,7 @@ func (a *assembler) end() *heldRun {
 
 // assemble runs the client over each run of src (see assembler).
 func assemble(src *source) {
-	a := &assembler{recording: src.format == "recording"}
+	a := &assembler{recording: src.format == "recording", client: src.client}
 	for _, r := range src.runs {
 		a.begin(r.input)
 		for _, e := range r.raw {
@@ -190,7 +191,7 @@ func writeMessageLine(w io.Writer, run, thread string, c *heldRun) error {
 // streamMessages prints show --messages of one input as it reads it, as
 // writeMessages prints it of the input read whole (readSource, assemble):
 // memory holds what the client holds, not the events.
-func streamMessages(name string, stdin io.Reader, w io.Writer) error {
+func streamMessages(name string, stdin io.Reader, w io.Writer, client agui.Client) error {
 	var in io.Reader
 	display := name
 	if name == "-" {
@@ -207,10 +208,10 @@ func streamMessages(name string, stdin io.Reader, w io.Writer) error {
 	br := bufio.NewReaderSize(in, 64<<10)
 	head, _ := br.Peek(4096)
 	if recorder.IsRecording(head) {
-		return streamRecordingMessages(display, br, w)
+		return streamRecordingMessages(display, br, w, client)
 	}
 	r := agui.NewReader(br, display)
-	a := &assembler{}
+	a := &assembler{client: client}
 	var x agui.Expander
 	// The runs are cut before each RUN_STARTED that follows other
 	// events, as splitRuns cuts them; the events before the first that
@@ -280,9 +281,9 @@ func streamMessages(name string, stdin io.Reader, w io.Writer) error {
 
 // streamRecordingMessages is streamMessages of a recording: each run is
 // printed when it ends.
-func streamRecordingMessages(name string, in io.Reader, w io.Writer) error {
+func streamRecordingMessages(name string, in io.Reader, w io.Writer, client agui.Client) error {
 	rd := recorder.NewReader(in, name)
-	a := &assembler{recording: true}
+	a := &assembler{recording: true, client: client}
 	runs, problems := 0, 0
 	for run, err := range replay.Runs(rd) {
 		if err != nil {

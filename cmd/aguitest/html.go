@@ -353,7 +353,7 @@ func (p pageOnly) flush(b *runBuilder, final bool) { p.keepLines(b, b.render(p.n
 // within the same bounds.
 func htmlRunsOf(path string, p agui.Profile) ([]htmlRun, error) {
 	budget := newHTMLBudget("")
-	if err := showInput(path, nil, p, pageOnly{budget}, budget); err != nil {
+	if err := showInput(path, nil, agui.Options{Profile: p}, pageOnly{budget}, budget); err != nil {
 		return nil, err
 	}
 	return budget.page.Runs, nil

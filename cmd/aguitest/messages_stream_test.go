@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/aguitest/aguitest/agui"
 	"github.com/google/go-cmp/cmp"
 	"github.com/stretchr/testify/require"
 )
@@ -13,7 +14,7 @@ import (
 // wholeMessages is show --messages as it was before it streamed: the
 // input read whole (readSource), the client run over its runs (assemble).
 func wholeMessages(name string) (string, error) {
-	src, err := readSource(name, nil, 0)
+	src, err := readSource(name, nil, agui.Options{})
 	if err != nil {
 		return "", err
 	}
@@ -29,7 +30,7 @@ func sameMessages(t *testing.T, name string) {
 	t.Helper()
 	want, wantErr := wholeMessages(name)
 	var b bytes.Buffer
-	gotErr := streamMessages(name, nil, &b)
+	gotErr := streamMessages(name, nil, &b, "")
 	if (wantErr == nil) != (gotErr == nil) {
 		t.Fatalf("%s: got error %v, want %v", name, gotErr, wantErr)
 	}

@@ -14,7 +14,7 @@ import (
 	"github.com/aguitest/aguitest/agui"
 )
 
-const showUsage = `usage: aguitest show [--profile strict|reference] [--html OUT] [--messages] FILE|DIR|PATTERN...
+const showUsage = `usage: aguitest show [--profile strict|reference] [--client VERSION] [--html OUT] [--messages] FILE|DIR|PATTERN...
 
 Prints a readable transcript of a recording or an AG-UI stream (a JSON
 array, JSON Lines, server-sent events or protobuf frames; "-" reads
@@ -44,6 +44,12 @@ Flags:
                  recorded run starts from its request's messages and state;
                  the runs of a stream are one response.
   --profile P    strict (default) or reference
+  --client VERSION
+                 the @ag-ui/client version: 1.0.0 or 0.0.59 (pinned by
+                 CopilotKit 1.74/1.75). The verifier checks against it (by
+                 default strict checks every supported version, reference
+                 1.0.0), and --messages prints what that client ends with
+                 (default 1.0.0)
 
 Example:
   aguitest show agui/testdata/streams/parallel.sse
@@ -68,15 +74,23 @@ func cmdShow(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("show", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
 	profile := fs.String("profile", "strict", "strict or reference")
+	client := fs.String("client", "", "the @ag-ui/client version")
 	htmlOut := fs.String("html", "", "write an HTML timeline to this file")
 	messages := fs.Bool("messages", false, "print the messages and state the client holds after each run, as JSON")
 	if code := parseFlags(fs, args, showUsage, stdout, stderr); code >= 0 {
 		return code
 	}
-	p, err := agui.ParseProfile(*profile)
+	prof, err := agui.ParseProfile(*profile)
 	if err != nil {
 		fmt.Fprintf(stderr, "aguitest show: %v\n", err)
 		return 2
+	}
+	p := agui.Options{Profile: prof}
+	if *client != "" {
+		if p.Client, err = agui.ParseClient(*client); err != nil {
+			fmt.Fprintf(stderr, "aguitest show: --client: %v\n", err)
+			return 2
+		}
 	}
 	if fs.NArg() == 0 {
 		fmt.Fprintf(stderr, "aguitest show: want a FILE, DIR or PATTERN\n\n%s", showUsage)
@@ -104,7 +118,7 @@ func cmdShow(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	for i, name := range names {
 		if *messages {
 			// It reads as it prints: memory holds what the client holds.
-			if err := streamMessages(name, stdin, stdout); err != nil {
+			if err := streamMessages(name, stdin, stdout, p.Client); err != nil {
 				fmt.Fprintf(stderr, "aguitest show: %v\n", err)
 				return 2
 			}

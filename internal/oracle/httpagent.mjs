@@ -16,9 +16,18 @@
 // are zod's issues when the rejection is a schema error; events are the
 // types the subscriber saw, in order; messages and state are agent.messages
 // and agent.state after the run.
-import { HttpAgent } from "@ag-ui/client";
+//
+// The client is the @ag-ui/client installed under the working directory
+// (internal/oracle for 1.0.0, internal/oracle/v0.0.59 for 0.0.59), so one
+// script runs every pinned version.
 import { createServer } from "node:http";
 import { createInterface } from "node:readline";
+import { join } from "node:path";
+import { pathToFileURL } from "node:url";
+
+const { HttpAgent } = await import(
+  pathToFileURL(join(process.cwd(), "node_modules", "@ag-ui", "client", "dist", "index.mjs")).href
+);
 
 process.env.SUPPRESS_TRANSFORMATION_WARNINGS = "true";
 console.warn = () => {};

@@ -23,6 +23,25 @@ func Dir(t testing.TB, what string) string {
 	return Need(t, here(t), "@ag-ui/client", what)
 }
 
+// ClientDir returns the folder holding @ag-ui/client of the given version
+// ("1.0.0" in this folder, every other pinned version in its own v<version>
+// subfolder with its own package-lock.json), or skips t as Need does.
+func ClientDir(t testing.TB, version, what string) string {
+	t.Helper()
+	dir := here(t)
+	if version != "1.0.0" {
+		dir = filepath.Join(dir, "v"+version)
+	}
+	return Need(t, dir, "@ag-ui/client", what)
+}
+
+// Script returns the path of one of this folder's scripts, for running in
+// another client's folder (Lines with that folder as dir).
+func Script(t testing.TB, name string) string {
+	t.Helper()
+	return filepath.Join(here(t), name)
+}
+
 // here is this package's folder, internal/oracle.
 func here(t testing.TB) string {
 	t.Helper()
@@ -103,7 +122,8 @@ func Run[R any](t testing.TB, dir, script string, inputs [][]byte) []R {
 	return res
 }
 
-// Lines is Run returning its error: node failed (its standard error
+// Lines is Run returning its error (script is a name in dir or an
+// absolute path; node runs in dir): node failed (its standard error
 // says why), a line is not JSON, or there is not one result per input.
 // It may be called from any goroutine.
 func Lines[R any](dir, script string, inputs [][]byte) ([]R, error) {
@@ -112,7 +132,10 @@ func Lines[R any](dir, script string, inputs [][]byte) ([]R, error) {
 		in.Write(s)
 		in.WriteByte('\n')
 	}
-	cmd := exec.Command("node", filepath.Join(dir, script))
+	if !filepath.IsAbs(script) {
+		script = filepath.Join(dir, script)
+	}
+	cmd := exec.Command("node", script)
 	cmd.Dir = dir
 	cmd.Stdin = &in
 	var stderr bytes.Buffer
