@@ -119,7 +119,12 @@ func TestCaseFileRuns(t *testing.T) {
 	o := harness.Options{Dir: t.TempDir(), Update: true, Timeout: 10 * time.Second}
 	for i, rep := range o.TestAll(t.Context(), harness.Func(refAgent{}.Run), f.Cases) {
 		assert.Empty(t, rep.Problems, "case %s", f.Cases[i].Name)
-		assert.Equal(t, i == 0, rep.Exploration != nil, "case %s: explored only when it says so", f.Cases[i].Name)
+		if i < 2 {
+			require.NotNil(t, rep.Exploration, "case %s: explored, as every case is by default", f.Cases[i].Name)
+		}
+		if i == 0 {
+			assert.Equal(t, 5, rep.Exploration.Plans, "the case's own budget")
+		}
 	}
 	// The goldens written are compared on the next pass.
 	o.Update = false

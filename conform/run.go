@@ -128,7 +128,7 @@ func Run(ctx context.Context, agent harness.Agent, cfg Config) Report {
 		if !cfg.Selects(s.Name) {
 			continue
 		}
-		res := runScenario(ctx, o, agent, s)
+		res := runScenario(ctx, o, agent, s, cfg.Explore != nil && !cfg.Explore.Off)
 		if cfg.ModelAddr != "" && res.Status == Fail && res.Harness.Result != nil && len(res.Harness.Result.Requests) == 0 {
 			// The likely cause comes first.
 			res.Problems = append([]harness.Problem{{Kind: harness.ProblemModel, Text: fmt.Sprintf(
@@ -152,7 +152,7 @@ func Run(ctx context.Context, agent harness.Agent, cfg Config) Report {
 }
 
 // runScenario runs one scenario: the harness's case, then its checks.
-func runScenario(ctx context.Context, o harness.Options, agent harness.Agent, s Scenario) Result {
+func runScenario(ctx context.Context, o harness.Options, agent harness.Agent, s Scenario, explicit bool) Result {
 	res := Result{Name: s.Name, Doc: s.Doc}
 	if s.Skip != "" {
 		res.Status, res.Reason = Skip, s.Skip
@@ -189,7 +189,8 @@ func runScenario(ctx context.Context, o harness.Options, agent harness.Agent, s 
 			res.Notes = t.notes
 		}
 	}
-	if x := res.Harness.Exploration; x != nil {
+	if x := res.Harness.Exploration; x != nil && explicit {
+		// The default exploration of every scenario goes without saying.
 		res.Notes = append(res.Notes, "explored under "+x.String())
 	}
 	res.Status = Pass

@@ -2,6 +2,8 @@ package harness
 
 import (
 	"context"
+	"io"
+	"log"
 	"net"
 	"net/http"
 	"net/http/httputil"
@@ -177,6 +179,9 @@ func newProcRelay(target *url.URL) (*procRelay, error) {
 			pr.SetURL(t)
 		},
 		FlushInterval: -1,
+		// A plan that ends while the program still asks its model is
+		// no news: the plan's report says what matters.
+		ErrorLog: log.New(io.Discard, "", 0),
 	}}
 	go r.srv.Serve(ln)
 	return r, nil

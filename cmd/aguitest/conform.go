@@ -149,7 +149,7 @@ func cmdConform(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if err := cfg.CheckPatterns(); err != nil {
 		return fail("%v", err)
 	}
-	if x, err := af.exploration(harness.DefaultPlans); err != nil {
+	if x, err := af.exploration(0); err != nil {
 		return fail("%v", err)
 	} else if x != nil {
 		cfg.Explore = x

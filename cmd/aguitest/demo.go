@@ -170,6 +170,8 @@ func (d *demo) run() int {
 	input := demoInput()
 	violations := 0
 	report := harness.Options{
+		// One run, recorded whole: the demo is not an exploration.
+		Explore: &harness.Explore{Off: true},
 		OnEvent: func(_ int, e agui.Event) { d.print(e) },
 		OnProblem: func(p harness.Problem) {
 			if p.Kind == harness.ProblemViolation {

@@ -55,8 +55,8 @@ type suite struct {
 // outcomeOf is the outcome of a case run by the harness.
 func outcomeOf(rep harness.Report, took time.Duration) outcome {
 	o := outcome{Name: rep.Case, Status: statusPass, Problems: rep.Problems, Exploration: rep.Exploration, Duration: took}
-	if rep.Exploration != nil {
-		o.Notes = append(o.Notes, "explored under "+rep.Exploration.String())
+	if x := rep.Exploration; x != nil && x.Plans > 0 {
+		o.Notes = append(o.Notes, "explored under "+x.String())
 	}
 	switch {
 	case notStarted(rep.Result, rep.Problems):

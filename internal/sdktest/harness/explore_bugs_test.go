@@ -8,8 +8,12 @@ import (
 	"net/http/httptest"
 	"os"
 	"os/signal"
+	"path/filepath"
+	"strconv"
+	"strings"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/aguitest/aguitest/agui"
 	"github.com/aguitest/aguitest/examples/bugs"
@@ -76,11 +80,54 @@ func TestChildBugAgent(t *testing.T) {
 	if name == "none" {
 		b = bugs.None
 	}
+	if log := os.Getenv("AGUITEST_START_LOG"); log != "" {
+		f, err := os.OpenFile(log, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
+		require.NoError(t, err)
+		fmt.Fprintln(f, os.Getpid())
+		require.NoError(t, f.Close())
+	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
+	if n, _ := strconv.Atoi(os.Getenv("AGUITEST_EXIT_AFTER")); n > 0 {
+		// A program that crashes: it exits n times 20ms after its start.
+		go func() {
+			time.Sleep(time.Duration(n) * 20 * time.Millisecond)
+			os.Exit(3)
+		}()
+	}
 	if err := bugs.Main(ctx, b); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// TestCommandAgentServesEveryPlan: exploring a case against a program
+// starts it once for the case's own plan and once for each plan run at
+// once, not once per plan; a program that crashes is started again, and
+// the plans after it run.
+func TestCommandAgentServesEveryPlan(t *testing.T) {
+	starts := func(t *testing.T, env ...string) (int, harness.Report) {
+		log := filepath.Join(t.TempDir(), "starts")
+		a := &harness.CommandAgent{
+			Name: os.Args[0],
+			Args: []string{"-test.run", "^TestChildBugAgent$"},
+			Env:  append([]string{"AGUITEST_BUG_AGENT=none", "AGUITEST_START_LOG=" + log}, env...),
+		}
+		c := showBoth()
+		c.Explore = &harness.Explore{Plans: 12, Parallel: 2, NoShrink: true}
+		r := harness.Options{}.Test(t.Context(), a, c)
+		b, err := os.ReadFile(log)
+		require.NoError(t, err)
+		return strings.Count(string(b), "\n"), r
+	}
+	n, r := starts(t)
+	require.False(t, r.Failed(), "%v", r.Err())
+	assert.LessOrEqual(t, n, 3, "starts: the case's own plan's, and one per plan at once")
+	assert.Equal(t, 12, r.Exploration.Plans)
+
+	n, r = starts(t, "AGUITEST_EXIT_AFTER=5")
+	require.NotNil(t, r.Exploration)
+	assert.Equal(t, 12, r.Exploration.Plans, "every plan ran")
+	assert.Greater(t, n, 3, "the program that crashed was started again")
 }
 
 // TestExploreAgentKinds: exploration works for every kind of agent. The
