@@ -80,6 +80,7 @@ type Reader struct {
 	fatal     error
 	eof       bool
 	parser    recordParser
+	pos       int64 // bytes read up to the end of the last line
 }
 
 // NewReader returns a Reader on r; name is used in errors (often the file
@@ -113,6 +114,10 @@ func (r *Reader) Name() string { return r.name }
 // Line returns the 1-based line of the last record or error returned.
 func (r *Reader) Line() int { return r.line }
 
+// Offset returns the byte offset, from the start of what the Reader reads,
+// of the end of the last line read: where the next record starts.
+func (r *Reader) Offset() int64 { return r.pos }
+
 // Header returns the recording's header, or nil before it was read.
 func (r *Reader) Header() *Header { return r.header }
 
@@ -141,6 +146,7 @@ func (r *Reader) readLine() (b []byte, complete bool, err error) {
 	tooLong := false
 	for {
 		chunk, err := r.br.ReadSlice('\n')
+		r.pos += int64(len(chunk))
 		if r.header == nil && len(r.buf)+len(chunk) > maxHeaderLine {
 			// No header is this long: not a recording (/dev/zero, a
 			// binary file), said at once rather than read to its end.

@@ -301,16 +301,16 @@ func Stream(ctx context.Context, w io.Writer, run *Run, opt Options) error {
 			case e.Frame != nil:
 				return enc.EncodeFrame(e.Frame) // as recorded
 			case e.Data != "":
-				opt.lose(run, i, errors.New("recorded data that is not an AG-UI event: not sent in protobuf"))
+				opt.lose(run, i, e.Line, errors.New("recorded data that is not an AG-UI event: not sent in protobuf"))
 				return nil
 			}
 			err := enc.Encode(e.Event)
 			if errors.Is(err, agui.ErrNoProtoForm) {
-				opt.lose(run, i, err)
+				opt.lose(run, i, e.Line, err)
 				return nil
 			}
 			if ls := enc.Losses(); err == nil && ls != nil {
-				opt.lose(run, i, &agui.LossError{Type: e.Event.Type(), Losses: ls})
+				opt.lose(run, i, e.Line, &agui.LossError{Type: e.Event.Type(), Losses: ls})
 			}
 			return err
 		})
@@ -321,7 +321,7 @@ func Stream(ctx context.Context, w io.Writer, run *Run, opt Options) error {
 		case e.Data != "":
 			return enc.EncodeMessage(agui.SSEMessage{Data: []byte(e.Data), Retry: -1})
 		case len(e.Event.Raw()) == 0:
-			opt.lose(run, i, errors.New("a protobuf frame that holds no event: not sent in server-sent events"))
+			opt.lose(run, i, e.Line, errors.New("a protobuf frame that holds no event: not sent in server-sent events"))
 			return nil
 		}
 		return enc.Encode(e.Event)
@@ -332,20 +332,31 @@ func Stream(ctx context.Context, w io.Writer, run *Run, opt Options) error {
 // opt.Speed, and stops at the first error or when ctx is done.
 func paced(ctx context.Context, run *Run, opt Options, send func(i int, e Event) error) error {
 	var prev time.Duration
-	for i, e := range run.Events {
+	return run.each(func(i int, e Event) error {
 		if err := wait(ctx, opt.Clock, opt.Speed, e.Offset-prev); err != nil {
 			return err
 		}
 		prev = e.Offset
-		if err := send(i, e); err != nil {
-			return err
-		}
-	}
-	return nil
+		return send(i, e)
+	})
 }
 
-func (o *Options) lose(run *Run, i int, err error) {
+func (o *Options) lose(run *Run, i int, line int, err error) {
 	if o.OnLoss != nil {
+		if run.at != nil {
+			err = &LossAt{Line: line, Err: err}
+		}
 		o.OnLoss(run, i, err)
 	}
 }
+
+// LossAt is the error Options.OnLoss receives for a run of Index, which
+// holds no events: the line of the event not sent, and why.
+type LossAt struct {
+	Line int
+	Err  error
+}
+
+func (e *LossAt) Error() string { return fmt.Sprintf("line %d: %v", e.Line, e.Err) }
+
+func (e *LossAt) Unwrap() error { return e.Err }

@@ -54,6 +54,10 @@ type Run struct {
 	// End closes the run; nil when the recording stops before it (a
 	// crash, storage failing, or a file still being written).
 	End *recorder.End
+
+	// at is where a run of Index is in its file; its events are read
+	// from there as they are served.
+	at *runPlace
 }
 
 // Gap is a place in a run where response bytes are missing.
@@ -114,15 +118,29 @@ func (r *Run) AGUIEvents() []agui.Event {
 // error (a *recorder.Error naming the line) and reading goes on; an error
 // that stops the Reader (not a recording, a newer format version) is
 // yielded last.
-func Runs(r *recorder.Reader) iter.Seq2[*Run, error] {
+func Runs(r *recorder.Reader) iter.Seq2[*Run, error] { return runs(r, nil) }
+
+// runs is Runs; with file set, the runs hold no events, exchanges or gaps
+// but where they are in the file (Index).
+func runs(r *recorder.Reader, file *indexedFile) iter.Seq2[*Run, error] {
 	return func(yield func(*Run, error) bool) {
 		open := map[string]*Run{}
 		var order []*Run
+		// before and beforeLine are where the record being read starts:
+		// the end of the last line read, and that line's number.
+		var before int64
+		var beforeLine int
 		get := func(rec recorder.Record) *Run {
 			if run, ok := open[rec.Run]; ok {
+				if run.at != nil {
+					run.at.end = r.Offset()
+				}
 				return run
 			}
 			run := &Run{ID: rec.Run, File: r.Name(), Line: rec.Line}
+			if file != nil {
+				run.at = &runPlace{file: file, start: before, end: r.Offset(), line: beforeLine}
+			}
 			open[rec.Run] = run
 			order = append(order, run)
 			return run
@@ -137,6 +155,7 @@ func Runs(r *recorder.Reader) iter.Seq2[*Run, error] {
 			}
 		}
 		for {
+			before, beforeLine = r.Offset(), r.Line()
 			rec, err := r.Next()
 			if err == io.EOF {
 				break
@@ -147,9 +166,12 @@ func Runs(r *recorder.Reader) iter.Seq2[*Run, error] {
 				}
 				continue
 			}
+			if file != nil && file.header == 0 && rec.Kind == recorder.KindHeader {
+				file.header = r.Offset()
+			}
 			switch rec.Kind {
 			case recorder.KindRequest:
-				if run, ok := open[rec.Run]; ok && (run.Request != nil || len(run.Events) > 0) {
+				if run, ok := open[rec.Run]; ok && (run.Request != nil || len(run.Events) > 0 || run.at != nil && run.at.events > 0) {
 					// The id is reused: the earlier run ended without
 					// an end record.
 					remove(run)
@@ -160,6 +182,10 @@ func Runs(r *recorder.Reader) iter.Seq2[*Run, error] {
 				get(rec).Request = rec.Request
 			case recorder.KindEvent:
 				run := get(rec)
+				if file != nil {
+					run.at.events++
+					continue
+				}
 				ev := Event{Offset: rec.Offset, Line: rec.Line, Frame: rec.Frame}
 				e, err := rec.EventOf()
 				if err != nil {
@@ -170,9 +196,15 @@ func Runs(r *recorder.Reader) iter.Seq2[*Run, error] {
 				run.Events = append(run.Events, ev)
 			case recorder.KindProvider:
 				run := get(rec)
+				if file != nil {
+					continue
+				}
 				run.Exchanges = append(run.Exchanges, Exchange{Offset: rec.Offset, Line: rec.Line, Exchange: rec.Exchange})
 			case recorder.KindGap:
 				run := get(rec)
+				if file != nil {
+					continue
+				}
 				run.Gaps = append(run.Gaps, Gap{Index: len(run.Events), Line: rec.Line, Bytes: rec.Gap.Bytes})
 			case recorder.KindEnd:
 				run := get(rec)

@@ -97,7 +97,13 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	onLoss := func(run *replay.Run, i int, err error) {
 		mu.Lock()
 		defer mu.Unlock()
-		fmt.Fprintf(stderr, "aguitest serve: warning: %s:%d: run %s: event %d: %v\n", run.File, run.Events[i].Line, run.ID, i, err)
+		line := 0
+		if at, ok := err.(*replay.LossAt); ok {
+			line, err = at.Line, at.Err
+		} else if i < len(run.Events) {
+			line = run.Events[i].Line
+		}
+		fmt.Fprintf(stderr, "aguitest serve: warning: %s:%d: run %s: event %d: %v\n", run.File, line, run.ID, i, err)
 	}
 	h := replay.Handler(rec.Runs, replay.Options{Speed: *speed, Loop: *loop, OnLoss: onLoss, AllowOrigins: origins.values, MaxRequestBytes: *maxReq})
 	srv := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second}
@@ -126,7 +132,9 @@ func loadRecordings(ctx context.Context, args []string, stderr io.Writer) (*repl
 	}
 	all := &replay.Recording{}
 	for _, file := range files {
-		rec, err := loadRecording(ctx, file)
+		// Indexed: each run is read from the file when it is served,
+		// so that memory does not grow with the recording.
+		rec, err := interruptible(ctx, func(context.Context) (*replay.Recording, error) { return replay.Index(file) })
 		if err == errInterrupted {
 			fmt.Fprintf(stderr, "aguitest serve: interrupted while reading %s\n", file)
 			return nil, "", exitInterrupted

@@ -62,8 +62,8 @@ or call holds is kept up to 64 KiB (longer arguments are shown as their
 start and their size), and the totals come last. A run's lanes show what
 the client holds after it, starting from the run's request in a
 recording, and from nothing in a stream (--messages follows the client
-through all the runs of a stream). --messages reads the
-input whole; --html writes a page of at most 50 runs and 20,000 marks,
+through all the runs of a stream). --messages holds what the
+client holds, not the events; --html writes a page of at most 50 runs and 20,000 marks,
 saying what it leaves out.
 
 Exit status: 0 shown (even with violations), 2 bad usage or unreadable
