@@ -12,9 +12,9 @@ import (
 	"github.com/aguitest/aguitest/scripted"
 )
 
-// TestExplore is README's table explored (docs/testing-agents.md): each
-// case also runs under 100 other plans of its script, and the goldens are
-// those of the cases' own plans.
+// TestExplore is README's table explored on a budget of its own
+// (docs/testing-agents.md): each case also runs under 100 other plans of
+// its script, and the goldens are those of the cases' own plans.
 func TestExplore(t *testing.T) {
 	agent := harness.Handler(func(env harness.Env) http.Handler {
 		return taskboard.New(taskboard.Options{BaseURL: env.BaseURL, APIKey: env.APIKey})
@@ -39,5 +39,5 @@ func TestExplore(t *testing.T) {
 			},
 		}, {Text: "Added both."}}},
 	}}
-	harness.Run(t, agent, cases, harness.Options{Explore: &harness.Explore{}})
+	harness.Run(t, agent, cases, harness.Options{Explore: &harness.Explore{Plans: 100}})
 }
