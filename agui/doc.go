@@ -125,6 +125,8 @@
 //	args-not-json         streamed TOOL_CALL_ARGS that are not one JSON value at TOOL_CALL_END
 //	reopened-id           a message, reasoning message or call id opened again after its END in one run
 //	proto-loss            a protobuf frame holds what the client's decoder drops
+//	unknown-event         an event type the client drops (did you mean ...)
+//	unknown-field         a field or union member the client strips (did you mean ...)
 //
 // Opt-in rules, for bugs reported against real integrations (Options.Enable;
 // see each constant for the bug it catches):

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/stretchr/testify/require"
 )
 
 func TestInputHistoryMakesCallsKnown(t *testing.T) {
@@ -215,21 +216,36 @@ func TestSchemaViolations(t *testing.T) {
 			}
 		})
 	}
-	// Stripped material is not a violation: unknown fields, a patch
-	// operation of an unknown kind, an outcome of an unknown type.
+	// Stripped material is not a violation of the reference profile:
+	// unknown fields, a patch operation of an unknown kind, an outcome of
+	// an unknown type. Strict reports each (unknown-field), but not the
+	// extra members of a patch operation, which RFC 6902 keeps.
 	ok := events(t, runStarted,
 		`{"type":"STATE_DELTA","delta":[{"op":"frob"},{"op":"add","path":"/a","value":1,"extra":true}],"vendor":{"x":1}}`,
 		`{"type":"RUN_FINISHED","threadId":"t1","runId":"r1","outcome":{"type":"someday"}}`)
-	if got := Verify(ok, Options{}); len(got) != 0 {
+	if got := Verify(ok, Options{Profile: Reference}); len(got) != 0 {
 		t.Errorf("stripped material reported: %v", got)
+	}
+	var fields []string
+	for _, v := range Verify(ok, Options{}) {
+		require.Equal(t, RuleUnknownField, v.Rule, v.Error())
+		fields = append(fields, v.Field)
+	}
+	if diff := cmp.Diff([]string{"/delta/0", "/vendor", "/outcome"}, fields); diff != "" {
+		t.Errorf("strict unknown-field paths (-want +got):\n%s", diff)
 	}
 }
 
 func TestUnknownTypesAreDropped(t *testing.T) {
-	// The client drops what it does not know, even as the first event.
-	got := Verify(events(t, `{"type":"PING"}`, runStarted, `{"type":"vendor.progress","p":1}`, runFinished), Options{})
-	if len(got) != 0 {
-		t.Errorf("got %v", got)
+	// The client drops what it does not know, even as the first event;
+	// Strict says so.
+	stream := events(t, `{"type":"PING"}`, runStarted, `{"type":"vendor.progress","p":1}`, runFinished)
+	if got := Verify(stream, Options{Profile: Reference}); len(got) != 0 {
+		t.Errorf("reference: got %v", got)
+	}
+	want := []brief{{0, "unknown-event"}, {2, "unknown-event"}}
+	if diff := cmp.Diff(want, briefs(Verify(stream, Options{}))); diff != "" {
+		t.Errorf("strict (-want +got):\n%s", diff)
 	}
 }
 

@@ -179,8 +179,9 @@ func TestVerifyStrict(t *testing.T) {
 			want: []brief{{2, "after-run-finished"}},
 		},
 		{
-			name:   "unknown and legacy event types pass",
+			name:   "legacy event types pass, an unknown type is reported",
 			stream: []string{runStarted, `{"type":"THINKING_START"}`, `{"type":"VENDOR_THING","x":1}`, `{"type":"THINKING_END"}`, runFinished},
+			want:   []brief{{2, "unknown-event"}},
 		},
 	}
 	for _, tt := range tests {

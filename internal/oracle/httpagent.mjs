@@ -11,17 +11,23 @@
 // initialState).
 // Output (stdout): JSON Lines, one result per case:
 //   {"ok": bool, "error": string, "name": string, "issues": [...],
-//    "events": ["TYPE", ...], "messages": [...], "state": any}
+//    "events": ["TYPE", ...], "messages": [...], "state": any,
+//    "warnings": ["...", ...]}
 // error and name are the rejection's message and constructor name; issues
 // are zod's issues when the rejection is a schema error; events are the
 // types the subscriber saw, in order; messages and state are agent.messages
-// and agent.state after the run.
+// and agent.state after the run; warnings are the client's console.warn
+// texts during the run, in order (its deviation, compatibility and apply
+// warnings: what it strips, drops, translates or cannot apply).
 import { HttpAgent } from "@ag-ui/client";
 import { createServer } from "node:http";
 import { createInterface } from "node:readline";
 
-process.env.SUPPRESS_TRANSFORMATION_WARNINGS = "true";
-console.warn = () => {};
+delete process.env.SUPPRESS_TRANSFORMATION_WARNINGS;
+let warnings = [];
+console.warn = (...args) => {
+  warnings.push(args.map((a) => (typeof a === "string" ? a : String(a))).join(" "));
+};
 console.error = () => {};
 console.log = () => {};
 console.info = () => {};
@@ -58,6 +64,7 @@ for await (const line of rl) {
     initialState: current.state ?? {},
   });
   const events = [];
+  warnings = [];
   let ok = true;
   let error = "";
   let name = "";
@@ -76,7 +83,7 @@ for await (const line of rl) {
     }
   }
   process.stdout.write(
-    JSON.stringify({ ok, error, name, issues, events, messages: agent.messages, state: agent.state }) + "\n",
+    JSON.stringify({ ok, error, name, issues, events, messages: agent.messages, state: agent.state, warnings }) + "\n",
   );
 }
 server.close();
