@@ -98,6 +98,18 @@ const (
 	// RAW events and the opaque fields (metadata, rawEvent, state, values)
 	// are the protocol's extension points and never reported.
 	RuleUnknownField Rule = "unknown-field"
+	// RuleRunIDMismatch: a RUN_FINISHED whose runId differs from its
+	// RUN_STARTED's (AG-UI draft conformance: run-finished-wrong-run-id-fatal).
+	RuleRunIDMismatch Rule = "run-id-mismatch"
+	// RuleThreadIDMismatch: a RUN_FINISHED whose threadId differs from its
+	// RUN_STARTED's, or a later RUN_STARTED of the stream on another thread
+	// than its first (AG-UI draft conformance:
+	// run-finished-wrong-thread-id-fatal, second-run-on-another-thread-fatal).
+	RuleThreadIDMismatch Rule = "thread-id-mismatch"
+	// RuleDuplicateInterruptID: two interrupts with one id in a
+	// RUN_FINISHED interrupt outcome; a resume answers an interrupt by its
+	// id (AG-UI draft conformance: duplicate-interrupt-id-fatal).
+	RuleDuplicateInterruptID Rule = "duplicate-interrupt-id"
 	// RuleProtoLoss: a protobuf frame holds what the client's decoder
 	// drops without a word (unknown fields, values of no kind, invalid
 	// UTF-8, an event of a later protocol version); see Loss.
@@ -176,6 +188,9 @@ var rules = []ruleInfo{
 	{RuleProtoLoss, "strict", "a protobuf frame holds what the client's decoder drops"},
 	{RuleUnknownEvent, "strict", "an event type the client drops (did you mean ...)"},
 	{RuleUnknownField, "strict", "a field or union member the client strips (did you mean ...)"},
+	{RuleRunIDMismatch, "strict", "a RUN_FINISHED whose runId differs from its RUN_STARTED's (draft)"},
+	{RuleThreadIDMismatch, "strict", "a RUN_FINISHED or later RUN_STARTED on another thread than its run's or the stream's (draft)"},
+	{RuleDuplicateInterruptID, "strict", "two interrupts with one id in a RUN_FINISHED outcome (draft)"},
 	{RuleEmptyDelta, "opt-in", "an empty text or reasoning delta"},
 	{RuleSharedResultID, "opt-in", "one TOOL_CALL_RESULT messageId for several results"},
 	{RuleReusedResultID, "opt-in", "a TOOL_CALL_RESULT messageId equal to another message's id"},

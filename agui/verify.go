@@ -172,6 +172,7 @@ type Verifier struct {
 
 	violations []Violation
 	expander   Expander
+	draft      draft
 	expanded   []Event
 
 	state

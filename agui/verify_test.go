@@ -96,7 +96,7 @@ func TestVerifyStrict(t *testing.T) {
 			stream: []string{
 				`{"type":"RUN_STARTED","threadId":"t1","runId":"r2","input":{"threadId":"t1","runId":"r2","messages":[{"id":"m0","role":"assistant","toolCalls":[{"id":"old","type":"function","function":{"name":"x","arguments":"{}"}}]}],"tools":[],"context":[]}}`,
 				`{"type":"TOOL_CALL_RESULT","messageId":"t","toolCallId":"old","content":"ok"}`,
-				runFinished},
+				`{"type":"RUN_FINISHED","threadId":"t1","runId":"r2"}`},
 		},
 		{
 			name: "arguments that are not JSON at TOOL_CALL_END",
