@@ -4,12 +4,9 @@ import (
 	"encoding/json"
 	"errors"
 	"math/rand/v2"
-	"strings"
 	"testing"
 
-	jsonpatch "github.com/evanphx/json-patch/v5"
 	"github.com/google/go-cmp/cmp"
-	"github.com/wI2L/jsondiff"
 
 	"github.com/aguitest/aguitest/agent"
 	"github.com/aguitest/aguitest/agui"
@@ -444,8 +441,9 @@ func TestStatePatch(t *testing.T) {
 	}
 }
 
-// TestStateDeltaApplies: every computed delta, applied by a JSON Patch
-// implementation to what the client held, gives the document published.
+// TestStateDeltaApplies: every computed delta, applied as the client
+// applies it (agui.ApplyPatch) to what the client held, gives the document
+// published.
 func TestStateDeltaApplies(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))
 	var gen func(depth int) any
@@ -483,9 +481,8 @@ func TestStateDeltaApplies(t *testing.T) {
 			want, _ := json.Marshal(doc)
 			for _, e := range rec.events[n:] {
 				ops, _ := e.Field("delta")
-				p, err := jsonpatch.DecodePatch(ops)
-				ok(t, err)
-				if held, err = p.Apply(held); err != nil {
+				var err error
+				if held, err = agui.ApplyPatch(held, ops); err != nil {
 					t.Fatalf("doc %d: the delta %s does not apply: %v", i, ops, err)
 				}
 			}
@@ -499,24 +496,11 @@ func TestStateDeltaApplies(t *testing.T) {
 	}
 }
 
-// TestJSONPatchNullPanics keeps a bug of github.com/evanphx/json-patch/v5
-// v5.9.11: Equal, and a "test" operation, dereference nil on a null array
-// element or a null document. StatePatch applies patches as the client
-// does (agui.ApplyPatch), where the same test succeeds.
-func TestJSONPatchNullPanics(t *testing.T) {
-	panics := func(f func()) (p bool) {
-		defer func() { p = recover() != nil }()
-		f()
-		return false
-	}
-	if !panics(func() { jsonpatch.Equal([]byte(`[null]`), []byte(`[null]`)) }) {
-		t.Error("jsonpatch.Equal on [null] no longer panics")
-	}
-	p, err := jsonpatch.DecodePatch([]byte(`[{"op":"test","path":"/a","value":[null]}]`))
-	ok(t, err)
-	if !panics(func() { _, _ = p.Apply([]byte(`{"a":[null]}`)) }) {
-		t.Error("a test operation on [null] no longer panics")
-	}
+// TestStatePatchNullElement: StatePatch applies patches as the client does
+// (agui.ApplyPatch), so a "test" of the empty state and of an array holding
+// null succeed, where github.com/evanphx/json-patch/v5 panics
+// (internal/sdktest/agent's TestJSONPatchNullPanics keeps that bug).
+func TestStatePatchNullElement(t *testing.T) {
 	run, _ := start(t, agent.Options{})
 	if err := run.StatePatch([]map[string]any{{"op": "test", "path": "", "value": map[string]any{}}}); err != nil {
 		t.Errorf("a test of the empty state: %v", err)
@@ -526,31 +510,5 @@ func TestJSONPatchNullPanics(t *testing.T) {
 	}
 	if err := run.StatePatch([]map[string]any{{"op": "test", "path": "/a", "value": []any{nil}}}); err != nil {
 		t.Errorf("StatePatch where the library panics: %v", err)
-	}
-}
-
-// TestJSONDiffFactorize keeps a bug of github.com/wI2L/jsondiff v0.7.1:
-// with Factorize, a move or copy takes its "from" as it was before the
-// removals earlier in the same patch, so the patch does not give the
-// target. StateDelta does not use Factorize. When this test fails, the bug
-// is fixed.
-func TestJSONDiffFactorize(t *testing.T) {
-	src := []byte(`{"doc":[["a",{"x":0,"z":[0,1,0,0]}],"c",1,{}]}`)
-	dst := []byte(`{"doc":[["",["c"],2,1]]}`)
-	for _, opts := range [][]jsondiff.Option{{jsondiff.Factorize()}, {jsondiff.LCS()}} {
-		p, err := jsondiff.CompareJSON(src, dst, opts...)
-		ok(t, err)
-		ops, _ := json.Marshal(p)
-		pp, err := jsonpatch.DecodePatch(ops)
-		ok(t, err)
-		out, err := pp.Apply(src)
-		ok(t, err)
-		var g, w any
-		_ = json.Unmarshal(out, &g)
-		_ = json.Unmarshal(dst, &w)
-		factorize := len(opts) == 1 && len(p) > 0 && strings.Contains(string(ops), `"move"`)
-		if same := cmp.Diff(w, g) == ""; same == factorize {
-			t.Errorf("patch %s gives %s (want %s); factorized: %v", ops, out, dst, factorize)
-		}
 	}
 }

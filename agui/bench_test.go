@@ -1,8 +1,11 @@
 package agui
 
 import (
+	"bytes"
 	"fmt"
 	"testing"
+
+	"github.com/aguitest/aguitest/internal/longrun"
 )
 
 // benchRun is one agent-like run: a text message streamed in 40 fragments,
@@ -91,6 +94,37 @@ func BenchmarkParseEvent(b *testing.B) {
 			if _, err := ParseEvent(r); err != nil {
 				b.Fatal(err)
 			}
+		}
+	}
+}
+
+// BenchmarkVerifyShapes verifies 100,000 events as short runs and as one
+// long run (internal/longrun): the cost of an event must not depend on
+// the length of its run.
+func BenchmarkVerifyShapes(b *testing.B) {
+	var buf bytes.Buffer
+	if _, err := longrun.Write(&buf, 100_000); err != nil {
+		b.Fatal(err)
+	}
+	long, err := ReadEvents(&buf)
+	if err != nil {
+		b.Fatal(err)
+	}
+	short := benchEvents(b, len(long)/len(benchRun(0)))
+	for _, p := range []Profile{Reference, Strict} {
+		for _, s := range []struct {
+			name string
+			evs  []Event
+		}{{"short", short}, {"long", long}} {
+			b.Run(p.String()+"/"+s.name, func(b *testing.B) {
+				b.ReportAllocs()
+				for b.Loop() {
+					if vs := Verify(s.evs, Options{Profile: p}); vs != nil {
+						b.Fatal(vs[0])
+					}
+				}
+				b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(len(s.evs)*b.N), "ns/event")
+			})
 		}
 	}
 }

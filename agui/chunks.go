@@ -73,6 +73,10 @@ func (l *lane) own() {
 type Expander struct {
 	lanes []lane // in the order they opened, like a JavaScript Map
 	uniq  int
+	// v0059 expands as @ag-ui/client 0.0.59 does: no opener-agreement
+	// checks, rawEvent and unknown fields not carried, THINKING_* events
+	// close their lane.
+	v0059 bool
 }
 
 // ExpandChunks expands the chunk events of a whole stream. On an error it
@@ -157,6 +161,10 @@ func (x *Expander) push(e *Event, out []Event) ([]Event, error) {
 		ReasoningStart, ReasoningMessageStart, ReasoningMessageContent,
 		ReasoningMessageEnd, ReasoningEnd:
 		return append(x.closeLane(laneOf(), out), *e), nil
+	case ThinkingStart, ThinkingEnd, ThinkingTextMessageStart, ThinkingTextMessageContent, ThinkingTextMessageEnd:
+		if x.v0059 {
+			return append(x.closeLane(laneOf(), out), *e), nil
+		}
 	case RunStarted, RunFinished, RunError, MessagesSnapshot:
 		return append(x.closeAll(out), *e), nil
 	case SubagentFinished, SubagentError:
@@ -263,27 +271,31 @@ func (x *Expander) expandChunk(e *Event, k laneKind, out []Event) ([]Event, erro
 
 	var remainder []Member
 	for _, m := range e.Members() {
-		if !described[m.Key] {
+		if !described[m.Key] && !x.v0059 {
 			remainder = append(remainder, m)
 		}
 	}
 	metadata, _ := e.Field("metadata")
 	rawEvent, _ := e.Field("rawEvent")
+	if x.v0059 {
+		rawEvent = nil
+	}
 	delta, hasDelta := e.Field("delta")
 
 	start := len(out)
 	var l lane
 	if i := x.find(laneKey); i >= 0 && x.lanes[i].kind == k && (!id.present() || id.key == x.lanes[i].id.key) {
 		l = x.lanes[i]
-		switch k {
-		case laneText:
+		switch {
+		case x.v0059:
+		case k == laneText:
 			if err := agreement(entity, l.id, "role", x.field(e, e.field("role")), l.role); err != nil {
 				return out, err
 			}
 			if err := agreement(entity, l.id, "name", x.field(e, e.field("name")), l.name); err != nil {
 				return out, err
 			}
-		case laneTool:
+		case k == laneTool:
 			if err := agreement(entity, l.id, "toolCallName", x.field(e, e.field("toolCallName")), l.name); err != nil {
 				return out, err
 			}

@@ -95,8 +95,11 @@ func runHTTPAgent(t testing.TB, dir string, cases []httpCase) []httpAgentResult 
 // violation of the Reference profile (nil when the client would accept
 // it). The response rules are left out: the reference client accepts an
 // empty body, which aguitest never does.
-func clientVerdict(body []byte) (*Violation, error) {
-	v := NewVerifier(Options{Profile: Reference})
+func clientVerdict(body []byte) (*Violation, error) { return clientVerdictOf(ClientV100, body) }
+
+// clientVerdictOf is clientVerdict for the given client version.
+func clientVerdictOf(c Client, body []byte) (*Violation, error) {
+	v := NewVerifier(Options{Profile: Reference, Client: c})
 	if err := readInto(NewReader(bytes.NewReader(body), "body"), v); err != nil {
 		return nil, err
 	}

@@ -32,6 +32,25 @@
 //     thousands of generated response bodies.
 //   - [Strict], the zero value, adds what a test wants (see below).
 //
+// # Client versions
+//
+// Each supported client version is a [Client] ([Clients] lists them):
+// [ClientV100], @ag-ui/client 1.0.0, and [ClientV0059], @ag-ui/client
+// 0.0.59, the version CopilotKit's @copilotkit/react-core 1.74 and
+// @copilotkit/runtime 1.75 pin. Options.Client picks the one whose
+// pipeline Reference follows (1.0.0 when zero). 0.0.59 reads a response
+// differently: its transport validates each frame with the zod 3 schemas
+// of @ag-ui/core 0.0.59 before anything else (an unknown event type is a
+// schema error there, unknown fields are kept, THINKING_* events are
+// events with their own ordering rules, [RuleThinking]); it has no
+// compatibility boundary, no enforcement stage, no opener-agreement
+// checks on chunks and no reasoning open/close checks. Each version's
+// differential test holds it to that version's HttpAgent. Under Strict
+// with no Client named, a stream must pass every supported client; a
+// violation only one client raises names it (Violation.Client, and its
+// message begins "rejected by @ag-ui/client 0.0.59 (pinned by CopilotKit
+// 1.74/1.75): ").
+//
 // Unlike the reference, which stops at the first problem, the Verifier
 // reports every violation, each with the event's index, type, ids, a rule
 // and a message. [Options] waive rules by name (Allow), turn on opt-in
@@ -113,6 +132,7 @@
 //	subagent-reused       SUBAGENT_STARTED for a subagent id already finished in the run
 //	subagent-parent       a parentSubagentRunId never started in the run
 //	subagent-not-active   SUBAGENT_FINISHED or _ERROR for no active subagent
+//	thinking              a THINKING_* event out of order (@ag-ui/client 0.0.59)
 //
 // The Strict profile adds:
 //

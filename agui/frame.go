@@ -7,6 +7,8 @@ import (
 	"io"
 	"strconv"
 	"unicode/utf8"
+
+	"github.com/aguitest/aguitest/internal/jsonx"
 )
 
 // SSE framing as HttpAgent of @ag-ui/client 1.0.0 reads a response: the
@@ -34,6 +36,10 @@ type FrameError struct {
 	// Offset is the byte offset of a protobuf frame, whose stream has no
 	// lines (Line is then 0).
 	Offset int64
+
+	// data is the frame's JSON for RuleFrameObject and RuleFrameType,
+	// which @ag-ui/client 0.0.59 reads as a schema error of its own words.
+	data []byte
 }
 
 // Error returns "name:line: frame N: rule: message", or for a protobuf
@@ -102,13 +108,13 @@ func frameEventInto(e *Event, data []byte) *FrameError {
 	switch {
 	case err == nil:
 		if len(e.typ) == 0 {
-			return &FrameError{Rule: RuleFrameType, Msg: "Invalid event: the frame carries no event type: " + clip(data)}
+			return &FrameError{Rule: RuleFrameType, Msg: "Invalid event: the frame carries no event type: " + clip(data), data: bytes.Clone(data)}
 		}
 		return nil
 	case err == ErrNotObject:
-		return &FrameError{Rule: RuleFrameObject, Msg: "Invalid event: the frame is not a JSON object: " + clip(data)}
+		return &FrameError{Rule: RuleFrameObject, Msg: "Invalid event: the frame is not a JSON object: " + clip(data), data: bytes.Clone(data)}
 	case err == ErrNoType:
-		return &FrameError{Rule: RuleFrameType, Msg: "Invalid event: the frame carries no event type: " + clip(data)}
+		return &FrameError{Rule: RuleFrameType, Msg: "Invalid event: the frame carries no event type: " + clip(data), data: bytes.Clone(data)}
 	}
 	return &FrameError{Rule: RuleFrameJSON, Msg: fmt.Sprintf("the frame's data is not JSON (%v): %s", err, clip(data))}
 }
@@ -270,57 +276,5 @@ func utf16Len(b []byte) int {
 }
 
 // toWellFormed decodes b as the WHATWG UTF-8 decoder does with
-// replacement: each maximal subpart of a malformed sequence becomes one
-// U+FFFD.
-func toWellFormed(b []byte) []byte {
-	out := make([]byte, 0, len(b)+8)
-	for i := 0; i < len(b); {
-		c := b[i]
-		if c < 0x80 {
-			out = append(out, c)
-			i++
-			continue
-		}
-		need, lo, hi := 0, byte(0x80), byte(0xBF)
-		switch {
-		case c >= 0xC2 && c <= 0xDF:
-			need = 1
-		case c >= 0xE0 && c <= 0xEF:
-			need = 2
-			if c == 0xE0 {
-				lo = 0xA0
-			} else if c == 0xED {
-				hi = 0x9F
-			}
-		case c >= 0xF0 && c <= 0xF4:
-			need = 3
-			if c == 0xF0 {
-				lo = 0x90
-			} else if c == 0xF4 {
-				hi = 0x8F
-			}
-		default:
-			out = append(out, "\uFFFD"...)
-			i++
-			continue
-		}
-		j := i + 1
-		ok := true
-		for k := 0; k < need; k++ {
-			if j >= len(b) || b[j] < lo || b[j] > hi {
-				ok = false
-				break
-			}
-			lo, hi = 0x80, 0xBF
-			j++
-		}
-		if !ok {
-			out = append(out, "\uFFFD"...)
-			i = j // the maximal subpart read so far
-			continue
-		}
-		out = append(out, b[i:j]...)
-		i = j
-	}
-	return out
-}
+// replacement (see jsonx.ToWellFormed).
+func toWellFormed(b []byte) []byte { return jsonx.ToWellFormed(b) }

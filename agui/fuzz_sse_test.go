@@ -12,6 +12,8 @@ import (
 	"testing"
 	"testing/iotest"
 	"unicode/utf8"
+
+	"github.com/aguitest/aguitest/internal/jsonx"
 )
 
 // addStreamSeeds adds the sample streams and a few edge cases to a corpus.
@@ -170,28 +172,8 @@ func diffMessages(a, b []SSEMessage, lines bool) string {
 
 // depth returns the deepest nesting of arrays and objects, outside strings.
 func depth(b []byte) int {
-	d, deepest, inStr, esc := 0, 0, false, false
-	for _, c := range b {
-		switch {
-		case inStr:
-			switch {
-			case esc:
-				esc = false
-			case c == '\\':
-				esc = true
-			case c == '"':
-				inStr = false
-			}
-		case c == '"':
-			inStr = true
-		case c == '{' || c == '[':
-			d++
-			deepest = max(deepest, d)
-		case c == '}' || c == ']':
-			d--
-		}
-	}
-	return deepest
+	d, _ := jsonx.Nesting(b)
+	return d
 }
 
 func FuzzParseEvent(f *testing.F) {

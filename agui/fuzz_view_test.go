@@ -80,6 +80,9 @@ func FuzzView(f *testing.F) {
 		if m := v.MessagesJSON(); !json.Valid(m) {
 			t.Fatalf("MessagesJSON is not JSON: %q", m)
 		}
+		if err := lookupsMatchJSON(v); err != nil {
+			t.Fatal(err)
+		}
 		if s := v.State(); !json.Valid(s) {
 			t.Fatalf("State is not JSON: %q", s)
 		}
@@ -92,11 +95,13 @@ func FuzzView(f *testing.F) {
 }
 
 // indexCurrent reports where a valid index of v, kept up to date as
-// messages and calls are added, differs from one built afresh.
+// messages and calls are added (messages appended at the end are indexed
+// when it is next read), differs from one built afresh.
 func indexCurrent(v *View) error {
 	if !v.index.valid {
 		return nil
 	}
+	v.grow()
 	if v.index.n != len(v.msgs) {
 		return fmt.Errorf("the index covers %d messages of %d", v.index.n, len(v.msgs))
 	}
@@ -131,6 +136,76 @@ func sameRefs[V any](what string, want, got map[any]V, eq func(a, b V) bool) err
 	}
 	if n != 0 {
 		return fmt.Errorf("%s: the index holds %d ids too many", what, -n)
+	}
+	return nil
+}
+
+// lookupsMatchJSON reports where the view's lookups (MessageContent,
+// MessageCallIDs, CallOwner, CallArguments) differ from what a program
+// reads from MessagesJSON decoded into Go values, for every id in it and
+// a few that are not.
+func lookupsMatchJSON(v *View) error {
+	var list []map[string]any
+	if err := json.Unmarshal(v.MessagesJSON(), &list); err != nil {
+		return err
+	}
+	byID, owner := map[string]map[string]any{}, map[string]string{}
+	ids, callIDs := []string{"", "absent", "\uFFFD"}, []string{"", "absent", "\uFFFD"}
+	for _, m := range list {
+		id, _ := m["id"].(string)
+		ids = append(ids, id)
+		if _, dup := byID[id]; !dup {
+			byID[id] = m
+		}
+		calls, _ := m["toolCalls"].([]any)
+		for _, x := range calls {
+			if call, ok := x.(map[string]any); ok {
+				if cid, ok := call["id"].(string); ok {
+					callIDs = append(callIDs, cid)
+					if _, dup := owner[cid]; !dup {
+						owner[cid] = id
+					}
+				}
+			}
+		}
+	}
+	for _, id := range ids {
+		want, wantOK := byID[id]["content"].(string)
+		if got, ok := v.MessageContent(id); got != want || ok != wantOK {
+			return fmt.Errorf("MessageContent(%q): got %q, %v, want %q, %v", id, got, ok, want, wantOK)
+		}
+		var wantCalls []string
+		list, _ := byID[id]["toolCalls"].([]any)
+		for _, x := range list {
+			if call, ok := x.(map[string]any); ok {
+				if cid, ok := call["id"].(string); ok {
+					wantCalls = append(wantCalls, cid)
+				}
+			}
+		}
+		if got := v.MessageCallIDs(id); fmt.Sprint(got) != fmt.Sprint(wantCalls) {
+			return fmt.Errorf("MessageCallIDs(%q): got %q, want %q", id, got, wantCalls)
+		}
+	}
+	for _, cid := range callIDs {
+		wantOwner, wantOK := owner[cid]
+		if got, ok := v.CallOwner(cid); got != wantOwner || ok != wantOK {
+			return fmt.Errorf("CallOwner(%q): got %q, %v, want %q, %v", cid, got, ok, wantOwner, wantOK)
+		}
+		var want string
+		var wantArgs bool
+		calls, _ := byID[owner[cid]]["toolCalls"].([]any)
+		for _, x := range calls {
+			call, _ := x.(map[string]any)
+			if call["id"] == cid {
+				fn, _ := call["function"].(map[string]any)
+				want, wantArgs = fn["arguments"].(string)
+				break
+			}
+		}
+		if got, ok := v.CallArguments(cid); got != want || ok != wantArgs {
+			return fmt.Errorf("CallArguments(%q): got %q, %v, want %q, %v", cid, got, ok, want, wantArgs)
+		}
 	}
 	return nil
 }

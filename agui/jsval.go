@@ -249,15 +249,6 @@ func decodeString(s []byte) string {
 	return string(appendDecoded(make([]byte, 0, len(body)), s, true))
 }
 
-// appendUnit appends one UTF-16 code unit: a surrogate in its three-byte
-// WTF-8 form, anything else as UTF-8.
-func appendUnit(b []byte, u uint16) []byte {
-	if utf16.IsSurrogate(rune(u)) {
-		return append(b, 0xE0|byte(u>>12), 0x80|byte(u>>6)&0x3F, 0x80|byte(u)&0x3F)
-	}
-	return utf8.AppendRune(b, rune(u))
-}
-
 // surrogateAt reports the surrogate encoded at s[i:i+3], if any.
 func surrogateAt(s string, i int) (uint16, bool) { return jsonx.Surrogate(s, i) }
 

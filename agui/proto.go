@@ -9,7 +9,9 @@ import (
 	"net/http"
 	"strings"
 
+	"github.com/aguitest/aguitest/internal/aguipb"
 	"github.com/aguitest/aguitest/internal/bytearena"
+	"github.com/aguitest/aguitest/internal/jsvalue"
 )
 
 // MaxProtoFrame is the largest frame, its 4-byte length prefix included,
@@ -98,19 +100,20 @@ func MarshalProto(e Event) ([]byte, []Loss, error) {
 	if len(e.raw) == 0 {
 		return nil, nil, errors.New("agui: encoding an empty event")
 	}
-	if pbArmByType[e.Type()] == nil {
+	if aguipb.ArmByType[string(e.Type())] == nil {
 		return nil, nil, fmt.Errorf("%s: %w", e.Type(), ErrNoProtoForm)
 	}
 	if b, ok := encodeFlat(e); ok {
 		return b, nil, nil
 	}
-	root := parseJS(e.raw)
-	b := encodeProtoJS(e.Type(), root.obj)
-	back, _, err := decodeProtoJS(b)
+	root := jsvalue.ParseUTF8(e.raw)
+	obj, _ := root.(*jsvalue.Object)
+	b := aguipb.Encode(string(e.Type()), obj)
+	back, _, err := aguipb.Decode(b)
 	if err != nil {
 		return nil, nil, fmt.Errorf("%s: its protobuf form would not decode: %w", e.Type(), err)
 	}
-	return b, jsDiff("", root, jsObjVal(back), nil), nil
+	return b, fromPB(aguipb.Diff("", root, back, nil)), nil
 }
 
 // UnmarshalProto decodes a protobuf Event message (without the frame's
@@ -138,14 +141,28 @@ func appendProtoJSON(out, b []byte) ([]byte, []Loss, error) {
 	if j, _, ok := decodeFlat(b, out); ok {
 		return j, nil, nil
 	}
-	o, losses, err := decodeProtoJS(b)
+	o, pbLosses, err := aguipb.Decode(b)
+	losses := fromPB(pbLosses)
 	if err != nil {
-		if err == errFutureEvent {
+		if err == aguipb.ErrFutureEvent {
 			err = ErrFutureEvent
 		}
 		return nil, losses, err
 	}
-	return appendJS(out, jsObjVal(o)), losses, nil
+	out, _ = jsvalue.AppendJSON(out, o)
+	return out, losses, nil
+}
+
+// fromPB returns the wire layer's losses as Losses.
+func fromPB(ls []aguipb.Loss) []Loss {
+	if ls == nil {
+		return nil
+	}
+	out := make([]Loss, len(ls))
+	for i, l := range ls {
+		out[i] = Loss(l)
+	}
+	return out
 }
 
 // ErrFutureEvent is returned by UnmarshalProto for a frame that names only

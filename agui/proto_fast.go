@@ -6,6 +6,8 @@ import (
 	"unicode/utf8"
 
 	"google.golang.org/protobuf/encoding/protowire"
+
+	"github.com/aguitest/aguitest/internal/aguipb"
 )
 
 // The fast path for the events that make up most of a stream (text,
@@ -17,14 +19,14 @@ import (
 
 // pbFlat marks the arms the fast path may decode.
 var pbFlat = func() (flat [32]bool) {
-	for _, a := range pbArms {
-		switch a.typ {
+	for _, a := range aguipb.Arms {
+		switch EventType(a.Typ) {
 		case TextMessageStart, TextMessageContent, TextMessageEnd, TextMessageChunk,
 			ToolCallStart, ToolCallArgs, ToolCallEnd, ToolCallChunk, StepStarted, StepFinished,
 			ReasoningStart, ReasoningMessageStart, ReasoningMessageContent, ReasoningMessageEnd,
 			ReasoningMessageChunk, ReasoningEnd, ReasoningEncryptedValue, SubagentStarted, SubagentError,
 			ToolCallResult, RunStarted, RunError:
-			flat[a.num] = true
+			flat[a.Num] = true
 		}
 	}
 	return flat
@@ -60,7 +62,7 @@ func decodeFlat(b, out []byte) ([]byte, Event, bool) {
 	if !ok || uint64(len(b)-i) != n {
 		return nil, ev, false // more than the one arm
 	}
-	arm := &pbArms[num-1]
+	arm := &aguipb.Arms[num-1]
 	var spans [8][2]int // by field number: the last value's bytes
 	var seen uint32
 	hasBase, typ, ts, hasTS := false, uint64(0), int64(0), false
@@ -70,7 +72,7 @@ func decodeFlat(b, out []byte) ([]byte, Event, bool) {
 			return nil, ev, false
 		}
 		f := int(t >> 3)
-		if t&7 != 2 || f < 1 || f >= len(spans) || f > len(arm.msg.fields) {
+		if t&7 != 2 || f < 1 || f >= len(spans) || f > len(arm.Msg.Fields) {
 			return nil, ev, false
 		}
 		l, k, ok := fastVarint(b, k)
@@ -99,7 +101,7 @@ func decodeFlat(b, out []byte) ([]byte, Event, bool) {
 				p = q
 			}
 		} else {
-			if arm.msg.fields[f-1].kind != pbString || !utf8.Valid(b[k:end]) {
+			if arm.Msg.Fields[f-1].Kind != aguipb.KindString || !utf8.Valid(b[k:end]) {
 				return nil, ev, false
 			}
 			spans[f] = [2]int{k, end}
@@ -107,29 +109,29 @@ func decodeFlat(b, out []byte) ([]byte, Event, bool) {
 		}
 		j = end
 	}
-	if arm.typ == ToolCallResult && seen&(1<<5) == 0 {
+	if arm.Typ == string(ToolCallResult) && seen&(1<<5) == 0 {
 		return nil, ev, false // no string content: the content parts become it
 	}
-	if !hasBase || typ >= uint64(len(pbEnumTypes)) || pbEnumTypes[typ] != arm.typ || ts > maxSafeInt || ts < -maxSafeInt {
+	if !hasBase || typ >= uint64(len(aguipb.EnumTypes)) || aguipb.EnumTypes[typ] != arm.Typ || ts > aguipb.MaxSafeInt || ts < -aguipb.MaxSafeInt {
 		return nil, ev, false
 	}
 	base := len(out)
 	out = append(out, '{')
-	for _, f := range arm.msg.fields[1:] {
-		present := seen&(1<<f.num) != 0
-		if !present && (f.opt || f.kind != pbString) {
+	for _, f := range arm.Msg.Fields[1:] {
+		present := seen&(1<<f.Num) != 0
+		if !present && (f.Opt || f.Kind != aguipb.KindString) {
 			continue // fields of other kinds are absent here
 		}
 		if len(out) > base+1 {
 			out = append(out, ',')
 		}
 		out = append(out, '"')
-		out = append(out, f.name...)
+		out = append(out, f.Name...)
 		out = append(out, '"', ':')
-		sp := spans[f.num]
+		sp := spans[f.Num]
 		start := len(out)
 		out = appendQuotedUTF8(out, b[sp[0]:sp[1]])
-		if x := indexOf([]byte(f.name)); x >= 0 {
+		if x := indexOf([]byte(f.Name)); x >= 0 {
 			ev.f[x] = span{start: int32(start - base), end: int32(len(out) - base), kind: kindString,
 				escaped: len(out)-start != sp[1]-sp[0]+2}
 		} else {
@@ -142,10 +144,10 @@ func decodeFlat(b, out []byte) ([]byte, Event, bool) {
 	out = append(out, `"type":`...)
 	start := len(out)
 	out = append(out, '"')
-	out = append(out, arm.typ...)
+	out = append(out, arm.Typ...)
 	out = append(out, '"')
 	ev.f[fType] = span{start: int32(start - base), end: int32(len(out) - base), kind: kindString}
-	ev.typ, ev.code = internType([]byte(arm.typ))
+	ev.typ, ev.code = internType([]byte(arm.Typ))
 	if hasTS {
 		out = append(out, `,"timestamp":`...)
 		start := len(out)
@@ -164,8 +166,8 @@ func decodeFlat(b, out []byte) ([]byte, Event, bool) {
 // integer timestamp, and every required string present. Anything else
 // (reports false) takes the general path, which finds the losses.
 func encodeFlat(e Event) ([]byte, bool) {
-	arm := pbArmByType[e.typ]
-	if arm == nil || !pbFlat[arm.num] || len(e.raw) == 0 {
+	arm := aguipb.ArmByType[string(e.typ)]
+	if arm == nil || !pbFlat[arm.Num] || len(e.raw) == 0 {
 		return nil, false
 	}
 	var vals [8]span
@@ -182,21 +184,21 @@ func encodeFlat(e Event) ([]byte, bool) {
 			return true
 		case "timestamp":
 			f, err := strconv.ParseFloat(string(e.raw[v.start:v.end]), 64)
-			if v.kind != kindNumber || err != nil || f != math.Trunc(f) || math.Abs(f) > maxSafeInt {
+			if v.kind != kindNumber || err != nil || f != math.Trunc(f) || math.Abs(f) > aguipb.MaxSafeInt {
 				ok = false
 				return false
 			}
 			ts, hasTS = int64(f), true
 			return true
 		}
-		f := arm.msg.byName[string(k)]
-		if f == nil || f.kind != pbString || f.num >= len(vals) || v.kind != kindString ||
+		f := arm.Msg.ByName[string(k)]
+		if f == nil || f.Kind != aguipb.KindString || f.Num >= len(vals) || v.kind != kindString ||
 			v.escaped && loneSurrogate(e.raw[v.start:v.end]) {
 			ok = false
 			return false
 		}
-		vals[f.num] = v
-		seen |= 1 << f.num
+		vals[f.Num] = v
+		seen |= 1 << f.Num
 		return true
 	})
 	if !ok {
@@ -204,35 +206,35 @@ func encodeFlat(e Event) ([]byte, bool) {
 	}
 	payload := make([]byte, 0, len(e.raw))
 	base := protowire.AppendVarint(nil, 1<<3)
-	base = protowire.AppendVarint(base, uint64(pbEnumByType[e.typ]))
-	if pbEnumByType[e.typ] == 0 {
+	base = protowire.AppendVarint(base, uint64(aguipb.EnumByType[string(e.typ)]))
+	if aguipb.EnumByType[string(e.typ)] == 0 {
 		base = base[:0]
 	}
 	if hasTS {
 		base = protowire.AppendVarint(protowire.AppendVarint(base, 2<<3), uint64(ts))
 	}
 	payload = protowire.AppendBytes(protowire.AppendVarint(payload, 1<<3|2), base)
-	for _, f := range arm.msg.fields[1:] {
-		present := seen&(1<<f.num) != 0
-		if f.kind != pbString {
+	for _, f := range arm.Msg.Fields[1:] {
+		present := seen&(1<<f.Num) != 0
+		if f.Kind != aguipb.KindString {
 			continue // absent: not a member
 		}
 		if !present {
-			if !f.opt {
+			if !f.Opt {
 				return nil, false // comes back as "": a loss
 			}
 			continue
 		}
-		s := e.spanString(vals[f.num])
-		if s == "" && !f.opt {
+		s := e.spanString(vals[f.Num])
+		if s == "" && !f.Opt {
 			continue
 		}
-		payload = protowire.AppendString(protowire.AppendVarint(payload, uint64(f.num)<<3|2), s)
+		payload = protowire.AppendString(protowire.AppendVarint(payload, uint64(f.Num)<<3|2), s)
 	}
-	if arm.typ == ToolCallResult && seen&(1<<5) == 0 {
+	if arm.Typ == string(ToolCallResult) && seen&(1<<5) == 0 {
 		return nil, false // no string content
 	}
-	b := protowire.AppendVarint(make([]byte, 0, len(payload)+4), uint64(arm.num)<<3|2)
+	b := protowire.AppendVarint(make([]byte, 0, len(payload)+4), uint64(arm.Num)<<3|2)
 	return protowire.AppendBytes(b, payload), true
 }
 

@@ -12,6 +12,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/aguitest/aguitest/internal/aguipb"
+	"github.com/aguitest/aguitest/internal/jsvalue"
 	"github.com/aguitest/aguitest/internal/oracle"
 )
 
@@ -142,7 +144,7 @@ func TestProtoAgainstReference(t *testing.T) {
 		}
 		// Our losses must be exactly what the reference's round trip
 		// changed.
-		wantLoss := jsDiff("", parseJS(e.Raw()), parseJS([]byte(*res.Decoded)), nil)
+		wantLoss := fromPB(aguipb.Diff("", jsvalue.ParseUTF8(e.Raw()), jsvalue.ParseUTF8([]byte(*res.Decoded)), nil))
 		if d := lossPaths(wantLoss) + "|"; d != lossPaths(losses)+"|" {
 			fail("%s: losses differ\n  event:     %s\n  decoded:   %s\n  reference changed: %s\n  we report:         %s", where[i], e.Raw(), *res.Decoded, lossPaths(wantLoss), lossPaths(losses))
 		}

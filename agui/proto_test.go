@@ -13,6 +13,8 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/aguitest/aguitest/internal/jsvalue"
 )
 
 func frame(msg []byte) []byte {
@@ -44,7 +46,7 @@ func TestProtoRoundTrip(t *testing.T) {
 		if err != nil || len(losses) > 0 {
 			t.Fatalf("UnmarshalProto: %v %v", losses, err)
 		}
-		if !jsEqual(parseJS([]byte(raw)), parseJS(e.Raw())) {
+		if !jsvalue.SameJSON(jsvalue.ParseUTF8([]byte(raw)), jsvalue.ParseUTF8(e.Raw())) {
 			t.Errorf("round trip of %s gave %s", raw, e.Raw())
 		}
 	}
@@ -434,7 +436,7 @@ func TestProtoSample(t *testing.T) {
 		t.Fatalf("read %d events, %v; want %d", len(got), err, len(want))
 	}
 	for i := range want {
-		if !jsEqual(parseJS(want[i].Raw()), parseJS(got[i].Raw())) {
+		if !jsvalue.SameJSON(jsvalue.ParseUTF8(want[i].Raw()), jsvalue.ParseUTF8(got[i].Raw())) {
 			t.Errorf("event %d: %s, want %s", i, got[i].Raw(), want[i].Raw())
 		}
 	}

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/aguitest/aguitest/internal/bytearena"
+	"github.com/aguitest/aguitest/internal/jsonx"
 )
 
 // Stream formats detected by Reader.
@@ -473,27 +474,8 @@ var errTruncatedEvent = errors.New("truncated: the input ends inside this event"
 // incomplete reports whether b ends inside a string or with a bracket
 // still open: the sign of an event cut off by the end of the input.
 func incomplete(b []byte) bool {
-	depth, inStr, esc := 0, false, false
-	for _, c := range b {
-		switch {
-		case inStr:
-			switch {
-			case esc:
-				esc = false
-			case c == '\\':
-				esc = true
-			case c == '"':
-				inStr = false
-			}
-		case c == '"':
-			inStr = true
-		case c == '{' || c == '[':
-			depth++
-		case c == '}' || c == ']':
-			depth--
-		}
-	}
-	return inStr || depth > 0
+	_, open := jsonx.Nesting(b)
+	return open
 }
 
 func quoteByte(c byte) string {

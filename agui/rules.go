@@ -70,6 +70,7 @@ const (
 	RuleSubagentReused      Rule = "subagent-reused"      // SUBAGENT_STARTED for a subagent id already finished in the run
 	RuleSubagentParent      Rule = "subagent-parent"      // a parentSubagentRunId never started in the run
 	RuleSubagentNotActive   Rule = "subagent-not-active"  // SUBAGENT_FINISHED or _ERROR for no active subagent
+	RuleThinking            Rule = "thinking"             // a THINKING_* event out of order (@ag-ui/client 0.0.59, which still knows them)
 )
 
 // The rules the Strict profile adds: what a test of an agent wants beyond
@@ -177,6 +178,7 @@ var rules = []ruleInfo{
 	{RuleSubagentReused, "reference", "SUBAGENT_STARTED for a subagent id already finished in the run"},
 	{RuleSubagentParent, "reference", "a parentSubagentRunId never started in the run"},
 	{RuleSubagentNotActive, "reference", "SUBAGENT_FINISHED or _ERROR for no active subagent"},
+	{RuleThinking, "reference", "a THINKING_* event out of order (@ag-ui/client 0.0.59)"},
 	{RuleTruncated, "strict", "the stream ended without RUN_FINISHED or RUN_ERROR"},
 	{RuleUnclosed, "strict", "something still open at the end of a truncated stream"},
 	{RuleFinishedAfterError, "strict", "RUN_FINISHED after RUN_ERROR in the same run"},

@@ -1,9 +1,6 @@
 package agui
 
 import (
-	"unicode/utf16"
-	"unicode/utf8"
-
 	"github.com/aguitest/aguitest/internal/jsonx"
 )
 
@@ -115,77 +112,11 @@ func unquote(s []byte) string {
 func appendUnescaped(buf, s []byte) []byte { return appendDecoded(buf, s, false) }
 
 // appendDecoded is appendUnescaped; with wtf8, a lone surrogate escape is
-// kept distinct, encoded as WTF-8 (3 bytes, as UTF-8 would if it allowed
-// surrogates), so that keys compare as JavaScript strings do.
-func appendDecoded(buf, s []byte, wtf8 bool) []byte {
-	body := s[1 : len(s)-1]
-	for i := 0; i < len(body); {
-		c := body[i]
-		if c != '\\' {
-			j := i + 1
-			for j < len(body) && body[j] != '\\' {
-				j++
-			}
-			buf = append(buf, body[i:j]...)
-			i = j
-			continue
-		}
-		switch body[i+1] {
-		case '"', '\\', '/':
-			buf = append(buf, body[i+1])
-		case 'b':
-			buf = append(buf, '\b')
-		case 'f':
-			buf = append(buf, '\f')
-		case 'n':
-			buf = append(buf, '\n')
-		case 'r':
-			buf = append(buf, '\r')
-		case 't':
-			buf = append(buf, '\t')
-		case 'u':
-			r := rune(hex4(body[i+2 : i+6]))
-			i += 6
-			if utf16.IsSurrogate(r) {
-				if i+6 <= len(body) && body[i] == '\\' && body[i+1] == 'u' {
-					r2 := rune(hex4(body[i+2 : i+6]))
-					if dec := utf16.DecodeRune(r, r2); dec != utf8.RuneError {
-						buf = utf8.AppendRune(buf, dec)
-						i += 6
-						continue
-					}
-				}
-				if wtf8 {
-					buf = appendUnit(buf, uint16(r))
-					continue
-				}
-				// A lone surrogate has no UTF-8 form; like JSON.parse followed
-				// by UTF-8 encoding, it becomes U+FFFD.
-				r = utf8.RuneError
-			}
-			buf = utf8.AppendRune(buf, r)
-			continue
-		}
-		i += 2
-	}
-	return buf
-}
+// kept distinct (see jsonx.AppendUnquote).
+func appendDecoded(buf, s []byte, wtf8 bool) []byte { return jsonx.AppendUnquote(buf, s, wtf8) }
 
-func hex4(b []byte) uint16 {
-	var v uint16
-	for _, c := range b {
-		v <<= 4
-		switch {
-		case '0' <= c && c <= '9':
-			v |= uint16(c - '0')
-		case 'a' <= c && c <= 'f':
-			v |= uint16(c - 'a' + 10)
-		default:
-			v |= uint16(c - 'A' + 10)
-		}
-	}
-	return v
-}
+// appendUnit appends one UTF-16 code unit (see jsonx.AppendUnit).
+func appendUnit(b []byte, u uint16) []byte { return jsonx.AppendUnit(b, u) }
 
 // quote returns s as a JSON string literal, as JSON.stringify writes it.
 // HTML characters are not escaped.

@@ -12,15 +12,18 @@ import "sync"
 type fastKind uint8
 
 const (
-	fastAny      fastKind = iota // anything
-	fastNotNull                  // anything but null
-	fastString                   // a string
-	fastObject                   // an object (metadata, activity content)
-	fastSafeInt                  // a safe integer (timestamps)
-	fastBool                     // true or false
-	fastEnum                     // one of values (a literal is an enum of one)
-	fastStringOr                 // a string, or something only the full checker can tell
-	fastDeep                     // only the full checker can tell
+	fastAny          fastKind = iota // anything
+	fastNotNull                      // anything but null
+	fastString                       // a string
+	fastObject                       // an object (metadata, activity content)
+	fastSafeInt                      // a safe integer (timestamps)
+	fastBool                         // true or false
+	fastEnum                         // one of values (a literal is an enum of one)
+	fastStringOr                     // a string, or something only the full checker can tell
+	fastNumber                       // any number (0.0.59's timestamps)
+	fastStringOrNull                 // a string or null (0.0.59's parentMessageId)
+	fastArray                        // an array of anything (0.0.59's STATE_DELTA)
+	fastDeep                         // only the full checker can tell
 )
 
 type fastField struct {
@@ -124,6 +127,11 @@ func fastValid(e *Event) bool {
 	if ft == nil || len(ft.fields) > 64 {
 		return false
 	}
+	return fastValidWith(e, ft)
+}
+
+// fastValidWith is fastValid with the table of the event's type.
+func fastValidWith(e *Event, ft *fastTable) bool {
 	if !e.other {
 		return fastIndexed(e, ft)
 	}
@@ -196,6 +204,12 @@ func fastKindOK(e *Event, f *fastField, v span) bool {
 		return v.kind == kindObject
 	case fastBool:
 		return v.kind == kindBool
+	case fastNumber:
+		return v.kind == kindNumber
+	case fastStringOrNull:
+		return v.kind == kindString || v.kind == kindNull
+	case fastArray:
+		return v.kind == kindArray
 	case fastSafeInt:
 		return v.kind == kindNumber && isSafeIntText(e.raw[v.start:v.end])
 	case fastEnum:

@@ -53,6 +53,12 @@ func ParseProfile(s string) (Profile, error) {
 // profile after expanding *_CHUNK events, as a client does.
 type Options struct {
 	Profile Profile
+	// Client names the client version whose pipeline the Reference
+	// profile follows (ClientV100 when zero). Under Strict, the zero
+	// value requires a stream every supported client accepts, and a
+	// violation only one client raises names that client; a version
+	// checks that client alone (with Strict's own rules on top).
+	Client Client
 	// NoChunkExpansion verifies events as they come, without first
 	// expanding TEXT_MESSAGE_CHUNK, TOOL_CALL_CHUNK and
 	// REASONING_MESSAGE_CHUNK. The reference verifier alone, without the
@@ -102,6 +108,11 @@ type Violation struct {
 	StepName      string `json:"stepName,omitempty"`
 	SubagentRunID string `json:"subagentRunId,omitempty"`
 	RunID         string `json:"runId,omitempty"`
+	// Client names the one supported client that raises this violation,
+	// under Strict when the others accept the event ("" when every client
+	// does, or for Strict's own rules). Message then begins "rejected by
+	// <client>: ".
+	Client Client `json:"client,omitempty"`
 }
 
 // IDs returns the ids the violation carries, as "messageId=m1
@@ -174,6 +185,9 @@ type Verifier struct {
 	expander   Expander
 	draft      draft
 	expanded   []Event
+	// also follows the other supported clients' pipelines, under Strict
+	// with no Client named: a stream must pass every one.
+	also *Verifier
 
 	state
 }
@@ -182,6 +196,11 @@ type Verifier struct {
 func NewVerifier(opt Options) *Verifier {
 	v := &Verifier{opt: opt, allow: makeRuleSet(opt.Allow), enable: makeRuleSet(opt.Enable), input: opt.Input}
 	v.state.init()
+	v.expander.v0059 = opt.Client == ClientV0059
+	if opt.Profile == Strict && opt.Client == "" {
+		v.also = NewVerifier(Options{Profile: Reference, Client: ClientV0059, NoChunkExpansion: opt.NoChunkExpansion,
+			Allow: opt.Allow, Input: opt.Input, orderingOnly: opt.orderingOnly})
+	}
 	return v
 }
 
@@ -205,6 +224,9 @@ func (v *Verifier) Violations() []Violation { return v.violations }
 // goes here; RUN_STARTED's own input field is read as well.
 func (v *Verifier) SetInput(in RunAgentInput) {
 	v.input = &in
+	if v.also != nil {
+		v.also.SetInput(in)
+	}
 	if v.runStarted && !v.runFinished && !v.runError {
 		v.seedInput(&in)
 	}
@@ -252,7 +274,17 @@ func IsEventStream(contentType string) bool {
 func (v *Verifier) PushFrame(fe *FrameError) []Violation {
 	n := len(v.violations)
 	v.pushed++
-	v.add(Violation{Index: v.index, Rule: fe.Rule, Message: fe.Msg})
+	if v.v0059() && fe.data != nil {
+		// 0.0.59's transport hands the frame to its schema.
+		if issues := z3Check(fe.data); len(issues) > 0 {
+			v.add(Violation{Index: v.index, Rule: RuleSchema, Message: schemaText("", issues)[1:], Field: issues[0].path})
+		}
+	} else {
+		v.add(Violation{Index: v.index, Rule: fe.Rule, Message: fe.Msg})
+	}
+	if v.also != nil {
+		v.merge(n, v.also.PushFrame(fe))
+	}
 	return v.violations[n:]
 }
 
@@ -266,6 +298,9 @@ func (v *Verifier) push(e *Event) []Violation {
 	v.stage(e)
 	v.index++
 	v.quiet = false
+	if v.also != nil {
+		v.merge(n, v.also.push(e))
+	}
 	if len(v.violations) == n {
 		return nil
 	}
@@ -274,6 +309,12 @@ func (v *Verifier) push(e *Event) []Violation {
 
 // stage runs one event through the client's stages.
 func (v *Verifier) stage(e *Event) {
+	if v.v0059() {
+		if e, ok := v.stage0059(e); ok {
+			v.expand(e)
+		}
+		return
+	}
 	if !v.opt.orderingOnly && !e.valid {
 		e = v.compat.apply(e)
 		if !e.typ.Known() {
@@ -301,6 +342,11 @@ func (v *Verifier) stage(e *Event) {
 			}
 		}
 	}
+	v.expand(e)
+}
+
+// expand runs the chunk stage and checks what comes out of it.
+func (v *Verifier) expand(e *Event) {
 	if v.opt.NoChunkExpansion || !isChunkRelevant(e.code) && len(v.expander.lanes) == 0 {
 		v.check(e, e)
 		return

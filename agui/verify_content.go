@@ -64,6 +64,20 @@ func (v *Verifier) textContinue(e *Event, tag []byte, report fail) {
 
 func (v *Verifier) reasoningStart(e *Event, tag []byte, report fail) {
 	id := v.key(e, fMessageID)
+	if v.v0059() {
+		// One set of open reasoning ids, which nothing reads: only the
+		// owner is checked.
+		owner, has := v.ownReasoning[string(id)]
+		if has {
+			if msg := tagError(e.typ, tag, owner, true, "reasoning message", id); msg != "" {
+				report(RuleSubagentAttribution, msg)
+				return
+			}
+		} else {
+			v.ownReasoning[v.intern(id)] = v.intern(tag)
+		}
+		return
+	}
 	span := e.code == cReasoningStart
 	open := v.activeReasoningMsg
 	if span {
@@ -99,6 +113,13 @@ func (v *Verifier) reasoningStart(e *Event, tag []byte, report fail) {
 func (v *Verifier) reasoningContinue(e *Event, tag []byte, report fail) {
 	c := e.code
 	id := v.key(e, fMessageID)
+	if v.v0059() {
+		owner, has := v.ownReasoning[string(id)]
+		if msg := tagError(e.typ, tag, owner, has, "reasoning message", id); string(tag) != keyUndefined && msg != "" {
+			report(RuleSubagentAttribution, msg)
+		}
+		return
+	}
 	span := c == cReasoningEnd
 	open := v.activeReasoningMsg
 	if span {

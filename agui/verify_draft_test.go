@@ -73,10 +73,10 @@ func TestDraftRules(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			stream := events(t, tt.stream...)
-			if got := Verify(stream, Options{Profile: Reference}); len(got) != 0 {
+			if got := Verify(stream, Options{Profile: Reference, Client: ClientV100}); len(got) != 0 {
 				t.Errorf("reference: got %v, want none (today's client accepts it)", got)
 			}
-			got := Verify(stream, Options{})
+			got := Verify(stream, Options{Client: ClientV100})
 			if diff := cmp.Diff(tt.want, briefs(got)); diff != "" {
 				t.Fatalf("strict (-want +got):\n%s\n%v", diff, got)
 			}
@@ -87,7 +87,7 @@ func TestDraftRules(t *testing.T) {
 			for _, b := range tt.want {
 				allow = append(allow, Rule(b.Rule))
 			}
-			if got := Verify(stream, Options{Allow: allow}); len(got) != 0 {
+			if got := Verify(stream, Options{Client: ClientV100, Allow: allow}); len(got) != 0 {
 				t.Errorf("waived: got %v", got)
 			}
 		})

@@ -84,6 +84,10 @@ func (v *Verifier) check(orig, e *Event) {
 		v.runFinishedCheck(report)
 	case cRunError:
 		v.runError = true
+	case 0:
+		if v.v0059() {
+			v.thinking(e, report)
+		}
 	}
 }
 

@@ -41,6 +41,7 @@ type state struct {
 	closedSubagents                          map[string]bool
 	runFinished, runError, firstEvent        bool
 	runStarted                               bool
+	thinkingStep, thinkingMessage            bool // 0.0.59: a THINKING_* step or message is open
 	seq                                      uint64
 	uniq                                     int
 
@@ -242,5 +243,6 @@ func (v *state) resetRun() {
 	v.runFinished = false
 	v.runError = false
 	v.runStarted = true
+	v.thinkingStep, v.thinkingMessage = false, false
 	v.suppress = ""
 }

@@ -45,6 +45,7 @@ func TestVerifyStrict(t *testing.T) {
 		name   string
 		stream []string
 		want   []brief
+		client Client
 	}{
 		{
 			name: "interleaved parallel calls with distinct ids conform",
@@ -179,14 +180,24 @@ func TestVerifyStrict(t *testing.T) {
 			want: []brief{{2, "after-run-finished"}},
 		},
 		{
-			name:   "legacy event types pass, an unknown type is reported",
+			name:   "legacy event types pass",
+			stream: []string{runStarted, `{"type":"THINKING_START"}`, `{"type":"THINKING_END"}`, runFinished},
+		},
+		{
+			name:   "unknown event types break the 0.0.59 client",
 			stream: []string{runStarted, `{"type":"THINKING_START"}`, `{"type":"VENDOR_THING","x":1}`, `{"type":"THINKING_END"}`, runFinished},
-			want:   []brief{{2, "unknown-event"}},
+			want:   []brief{{Index: 2, Rule: string(RuleUnknownEvent)}, {Index: 2, Rule: string(RuleSchema)}},
+		},
+		{
+			name:   "the 1.0.0 client drops unknown event types, which Strict reports",
+			stream: []string{runStarted, `{"type":"VENDOR_THING","x":1}`, runFinished},
+			client: ClientV100,
+			want:   []brief{{Index: 1, Rule: string(RuleUnknownEvent)}},
 		},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got := Verify(events(t, tt.stream...), Options{})
+			got := Verify(events(t, tt.stream...), Options{Client: tt.client})
 			if diff := cmp.Diff(tt.want, briefs(got)); diff != "" {
 				t.Errorf("violations (-want +got):\n%s\nall: %v", diff, got)
 			}

@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/aguitest/aguitest/internal/jsonpointer"
 	iwords "github.com/aguitest/aguitest/internal/words"
 )
 
@@ -40,7 +41,7 @@ func removals(out []removal, raw []byte, sp span, s *schema, ptr, path string, f
 			return out
 		}
 		for _, m := range jsOrder(objectMembers(raw[sp.start:sp.end])) {
-			p, q := ptr+"/"+escapePointer(m.key), path+"/"+m.key
+			p, q := ptr+"/"+jsonpointer.Escape(m.key), path+"/"+m.key
 			v := subSpan(raw, m.val)
 			f := s.fieldOf([]byte(m.key))
 			if f == nil {
@@ -70,7 +71,7 @@ func removals(out []removal, raw []byte, sp span, s *schema, ptr, path string, f
 			return out
 		}
 		for _, m := range jsOrder(objectMembers(raw[sp.start:sp.end])) {
-			p, q := ptr+"/"+escapePointer(m.key), path+"/"+m.key
+			p, q := ptr+"/"+jsonpointer.Escape(m.key), path+"/"+m.key
 			v := subSpan(raw, m.val)
 			if drops(raw, v, s.elem) {
 				out = append(out, removal{pointer: p, path: q, in: s.elem, val: v})

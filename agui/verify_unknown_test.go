@@ -104,10 +104,10 @@ func TestUnknownReported(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			stream := events(t, tt.stream...)
-			ref := Verify(stream, Options{Profile: Reference})
+			ref := Verify(stream, Options{Profile: Reference, Client: ClientV100})
 			require.Empty(t, ref, "the reference profile, as the client, accepts it")
 			var got []finding
-			for _, v := range Verify(stream, Options{}) {
+			for _, v := range Verify(stream, Options{Client: ClientV100}) {
 				f := finding{v.Index, v.Rule, v.Field, ""}
 				for _, w := range tt.want {
 					if w.Index == f.Index && w.Field == f.Field && strings.Contains(v.Message, w.Hint) {
@@ -117,7 +117,7 @@ func TestUnknownReported(t *testing.T) {
 				got = append(got, f)
 			}
 			if diff := cmp.Diff(tt.want, got); diff != "" {
-				t.Errorf("findings (-want +got):\n%s\n%v", diff, Verify(stream, Options{}))
+				t.Errorf("findings (-want +got):\n%s\n%v", diff, Verify(stream, Options{Client: ClientV100}))
 			}
 		})
 	}
@@ -131,11 +131,11 @@ func TestUnknownWaived(t *testing.T) {
 		`{"type":"TOOL_CALL_START","toolCallId":"c1","toolCallName":"w","parentMessageID":"m1"}`,
 		`{"type":"TOOL_CALL_END","toolCallId":"c1"}`,
 		runFinished)
-	got := Verify(stream, Options{Allow: []Rule{RuleUnknownEvent}})
+	got := Verify(stream, Options{Client: ClientV100, Allow: []Rule{RuleUnknownEvent}})
 	if diff := cmp.Diff([]brief{{2, "unknown-field"}}, briefs(got)); diff != "" {
 		t.Errorf("allow unknown-event (-want +got):\n%s", diff)
 	}
-	got = Verify(stream, Options{Allow: []Rule{RuleUnknownEvent, RuleUnknownField}})
+	got = Verify(stream, Options{Client: ClientV100, Allow: []Rule{RuleUnknownEvent, RuleUnknownField}})
 	if len(got) != 0 {
 		t.Errorf("both waived: got %v", got)
 	}
@@ -148,7 +148,7 @@ func TestUnknownBeforeSchema(t *testing.T) {
 	stream := events(t, runStarted,
 		`{"type":"TOOL_CALL_ARGS","toolCallID":"c1","delta":"{}"}`,
 		runFinished)
-	got := Verify(stream, Options{})
+	got := Verify(stream, Options{Client: ClientV100})
 	require.NotEmpty(t, got)
 	if got[0].Rule != RuleUnknownField || !strings.Contains(got[0].Message, "did you mean toolCallId?") {
 		t.Errorf("got %v, want unknown-field /toolCallID first", got[0])

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"unicode/utf8"
 )
 
 // View is what a frontend holds: the messages and state that HttpAgent of
@@ -50,6 +51,9 @@ type View struct {
 	// that appending a delta costs the delta, not the whole text.
 	texts map[*jsObject]*textBuf
 	index viewIndex
+	// client is the @ag-ui/client version whose pipeline Apply follows
+	// ("" for 1.0.0); see NewClientView.
+	client Client
 }
 
 // textBuf builds a streamed string; last is the string it gave out last.
@@ -151,6 +155,9 @@ func (v *View) Apply(e Event) error {
 	if v.err != nil {
 		return v.err
 	}
+	if v.client == ClientV0059 {
+		return v.apply0059(e)
+	}
 	e = *v.compat.apply(&e)
 	if !e.typ.Known() {
 		return nil // the client drops types it does not know
@@ -168,22 +175,19 @@ func (v *View) Apply(e Event) error {
 			}
 		}
 	}
+	return v.reduce(e)
+}
+
+// reduce expands chunks and applies what comes out to the view.
+func (v *View) reduce(e Event) error {
 	out, err := v.x.Push(e)
 	for _, ex := range out {
-		ferr := v.apply(ex)
-		switch ex.Type() {
-		case TextMessageContent, TextMessageEnd, ToolCallArgs, ToolCallEnd,
-			ReasoningMessageContent, ReasoningMessageEnd, StateDelta, StateSnapshot:
-			// The list of messages and calls stays as it was.
-		case TextMessageStart, ReasoningMessageStart, ToolCallStart, ToolCallResult:
-			// Messages appended at the end, a call added to a message:
-			// the index follows (a long run would otherwise rebuild it
-			// for every message, in time quadratic in its messages).
-			v.grow()
-		default:
-			v.changed()
-		}
-		if ferr != nil {
+		// The reducer keeps the index of ids up to date: messages
+		// appended at the end and calls added are indexed as they come
+		// (a long run would otherwise rebuild it for every message, in
+		// time quadratic in its messages), and only what moves or
+		// replaces messages rebuilds it.
+		if ferr := v.apply(ex); ferr != nil {
 			v.err = ferr
 			return ferr
 		}
@@ -203,7 +207,6 @@ func (v *View) AddMessages(msgs ...Message) {
 	for _, m := range msgs {
 		v.msgs = append(v.msgs, messageJS(m))
 	}
-	v.changed()
 	v.state = v.agent
 	v.x = Expander{}
 	v.compat = compat{minted: v.compat.minted} // minted ids stay unique
@@ -314,9 +317,10 @@ func idText(id any) string {
 
 // viewIndex finds messages and calls by id without scanning: the first
 // message with each id, the first message holding each call id, and the
-// first assistant message holding it. It is rebuilt after any change to
-// the list of messages or their calls, except for messages appended at
-// the end (grow) and calls added (addCall).
+// first assistant message holding it. Messages appended at the end are
+// indexed when it is next read (grow), calls added to an indexed message
+// as they are added (addCall); it is rebuilt after any other change to
+// the list of messages or their calls (changed).
 type viewIndex struct {
 	valid      bool
 	n          int // v.msgs[:n] are indexed
@@ -382,6 +386,7 @@ func (ix *viewIndex) addCall(i int, m, co *jsObject) {
 func (v *View) indexed() *viewIndex {
 	ix := &v.index
 	if ix.valid {
+		v.grow()
 		return ix
 	}
 	*ix = viewIndex{valid: true, msgs: map[any]int{}, calls: map[any]callRef{}, assistants: map[any]callRef{}}
@@ -535,7 +540,7 @@ func (v *View) apply(e Event) error {
 
 	case StateSnapshot:
 		v.state = viewField(e, "snapshot")
-		if !isUndefined(v.state) {
+		if !isUndefined(v.state) && (v.client != ClientV0059 || jvTruthy(v.state)) {
 			v.agent = v.state
 		}
 
@@ -549,7 +554,7 @@ func (v *View) apply(e Event) error {
 			return errCycle
 		}
 		v.state = next
-		if !isUndefined(next) {
+		if !isUndefined(next) && (v.client != ClientV0059 || jvTruthy(next)) {
 			if _, err := structuredCloneJS(next); err != nil {
 				return fmt.Errorf("STATE_DELTA: the client cannot copy the patched state: %w", err)
 			}
@@ -582,7 +587,6 @@ func (v *View) apply(e Event) error {
 			m = withoutNullTag(m)
 			if found, _ := v.find(m.get("id")); found == nil {
 				v.msgs = append(v.msgs, m)
-				v.changed()
 			}
 		}
 
@@ -840,6 +844,7 @@ func (v *View) messagesSnapshot(e Event) {
 		}
 	}
 	v.msgs = kept
+	v.changed()
 }
 
 func (v *View) activitySnapshot(e Event) {
@@ -869,6 +874,9 @@ func (v *View) activitySnapshot(e Event) {
 		if at < 0 {
 			v.msgs = append(v.msgs, m)
 		} else {
+			if callsOf(v.msgs[at]) != nil {
+				v.changed() // the calls it held are gone
+			}
 			v.msgs[at] = m
 		}
 		target = m
@@ -936,3 +944,137 @@ func (v *View) activityDelta(e Event) error {
 // itself): the client can neither print it nor send it in its next
 // request, and no JSON can say what the view holds.
 var errCycle = errors.New("a patch moved the whole document into itself; the client holds a value that contains itself, which no JSON can write")
+
+// The lookups below read what MessagesJSON writes, decoded, without
+// writing it: a transcript asks them for each message and call it prints,
+// in time that does not grow with the messages. Ids are strings; the id
+// "" stands for every id that is not a string, as it does for a program
+// that decodes the JSON into strings.
+
+// findByString returns the first message whose id, read as a string, is
+// id.
+func (v *View) findByString(id string) *jsObject {
+	if id == "" || strings.Contains(id, "\uFFFD") || !utf8.ValidString(id) {
+		// Ids a Go program reads from the JSON alike: scan.
+		for _, m := range v.msgs {
+			s, ok := ownString(m, "id")
+			if !ok {
+				s = ""
+			}
+			if goString(s) == id {
+				return m
+			}
+		}
+		return nil
+	}
+	m, _ := v.find(id)
+	return m
+}
+
+// goString returns s as a Go program reads it from the view's JSON: a lone
+// surrogate, or a byte that is not UTF-8, as U+FFFD.
+func goString(s string) string {
+	if utf8.ValidString(s) && !strings.Contains(s, "\xED") {
+		return s
+	}
+	var out string
+	_ = json.Unmarshal(appendQuotedJS(nil, s), &out)
+	return out
+}
+
+// ownString returns o's own property k when it is a string.
+func ownString(o *jsObject, k string) (string, bool) {
+	x, _ := o.own(k)
+	s, ok := x.(string)
+	return s, ok
+}
+
+// MessageContent returns the content of the first message with id when
+// it is a string.
+func (v *View) MessageContent(id string) (string, bool) {
+	m := v.findByString(id)
+	if m == nil {
+		return "", false
+	}
+	s, ok := ownString(m, "content")
+	return goString(s), ok
+}
+
+// MessageCallIDs returns the ids of the calls, those that are strings, of
+// the first message with id.
+func (v *View) MessageCallIDs(id string) []string {
+	m := v.findByString(id)
+	if m == nil {
+		return nil
+	}
+	var ids []string
+	for _, c := range ownCalls(m) {
+		if co, ok := c.(*jsObject); ok {
+			if s, ok := ownString(co, "id"); ok {
+				ids = append(ids, goString(s))
+			}
+		}
+	}
+	return ids
+}
+
+func ownCalls(m *jsObject) []any {
+	x, _ := m.own("toolCalls")
+	if a, ok := x.(*jsArray); ok {
+		return a.elems
+	}
+	return nil
+}
+
+// CallOwner returns the id of the first message holding call id ("" when
+// that id is not a string), and whether one does.
+func (v *View) CallOwner(id string) (string, bool) {
+	if id == "" || !utf8.ValidString(id) || strings.Contains(id, "\uFFFD") {
+		// Ids a Go program reads from the JSON alike: scan.
+		for _, m := range v.msgs {
+			for _, c := range ownCalls(m) {
+				if co, ok := c.(*jsObject); ok {
+					if s, ok := ownString(co, "id"); ok && goString(s) == id {
+						s, _ := ownString(m, "id")
+						return goString(s), true
+					}
+				}
+			}
+		}
+		return "", false
+	}
+	m, _, _ := v.findCall(id, false)
+	if m == nil {
+		return "", false
+	}
+	s, _ := ownString(m, "id")
+	return goString(s), true
+}
+
+// CallArguments returns the arguments of call id as the first message
+// with its owner's id ([View.CallOwner]) holds them.
+func (v *View) CallArguments(id string) (string, bool) {
+	owner, ok := v.CallOwner(id)
+	if !ok {
+		return "", false
+	}
+	m := v.findByString(owner)
+	if m == nil {
+		return "", false
+	}
+	for _, c := range ownCalls(m) {
+		co, ok := c.(*jsObject)
+		if !ok {
+			continue
+		}
+		if s, ok := ownString(co, "id"); ok && goString(s) == id {
+			fn, ok := co.own("function")
+			if fo, isObj := fn.(*jsObject); ok && isObj {
+				s, ok := ownString(fo, "arguments")
+				return goString(s), ok
+			}
+			return "", false
+		}
+	}
+	return "", false
+}

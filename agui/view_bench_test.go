@@ -1,8 +1,11 @@
 package agui
 
 import (
+	"bytes"
 	"fmt"
 	"testing"
+
+	"github.com/aguitest/aguitest/internal/longrun"
 )
 
 // BenchmarkView applies agent-like runs (text, interleaved parallel calls,
@@ -73,6 +76,36 @@ func BenchmarkViewManyMessages(b *testing.B) {
 				}
 			}
 			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(n*b.N), "ns/message")
+		})
+	}
+}
+
+// BenchmarkViewLongRun applies one long agent session (internal/longrun)
+// to a view and reads what it holds at the end: the time per event must
+// not grow with the run.
+func BenchmarkViewLongRun(b *testing.B) {
+	for _, n := range []int{10_000, 50_000, 100_000} {
+		b.Run(fmt.Sprint(n), func(b *testing.B) {
+			var buf bytes.Buffer
+			if _, err := longrun.Write(&buf, n); err != nil {
+				b.Fatal(err)
+			}
+			evs, err := ReadEvents(&buf)
+			if err != nil {
+				b.Fatal(err)
+			}
+			b.ReportAllocs()
+			for b.Loop() {
+				v := NewView(RunAgentInput{})
+				for _, e := range evs {
+					if err := v.Apply(e); err != nil {
+						b.Fatal(err)
+					}
+				}
+				_ = v.MessagesJSON()
+				_ = v.State()
+			}
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(len(evs)*b.N), "ns/event")
 		})
 	}
 }

@@ -690,6 +690,9 @@ func TestViewMatchesHTTPAgent(t *testing.T) {
 		if got := v.State(); !sameJSONValue(got, res.State) {
 			problems = append(problems, fmt.Sprintf("state differs:\n  reference: %s\n  view:      %s", res.State, got))
 		}
+		if err := lookupsMatchJSON(v); err != nil {
+			problems = append(problems, fmt.Sprintf("the view's lookups: %v", err))
+		}
 		if len(problems) > 0 {
 			failures++
 			if failures <= 5 {

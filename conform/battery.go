@@ -328,10 +328,14 @@ func Battery(cfg Config) []Scenario {
 		}
 		s.Case.NoGolden = true
 		s.Case.Profile = cfg.Profile
+		s.Case.Client = cfg.Client
 		s.Case.Allow = cfg.Allow
 		s.Case.Enable = cfg.Enable
 		s.Case.Check = checksFor(s.Name, s.Case, cfg)
-		if cfg.Explore != nil && explorable(s.Name) {
+		switch {
+		case !explorable(s.Name):
+			s.Case.Explore = &harness.Explore{Off: true}
+		case cfg.Explore != nil:
 			x := *cfg.Explore
 			s.Case.Explore = &x
 		}

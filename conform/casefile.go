@@ -71,7 +71,8 @@ var Schema []byte
 //	      - {tool: delete_file, payload: {approved: true}}   # or reason:, cancel: true
 //	    profile: strict             # or reference; also allow: and enable: [RULE]
 //	    golden: merged              # wire, or none
-//	    explore: {plans: 50, seed: 7}   # also run it under 50 other plans of its script
+//	    explore: {plans: 50, seed: 7}   # run it under 50 other plans of its script (0: none)
+//	    ignore_state: [/messages]       # state that may differ from plan to plan
 //	    want_error: {message: "rate limit"}   # a run must end in RUN_ERROR (true: any)
 //	    expect:
 //	      text: {matches: "18°C"}   # the last assistant text; a plain value must be equal
@@ -173,11 +174,23 @@ func ParseCases(name string, data []byte) (*CaseFile, error) {
 			}
 		}
 		if x := fc.Explore; x != nil {
-			if x.Plans < 0 {
-				bad(yamlfile.Field(node, "explore"), "explore: plans %d is negative", x.Plans)
+			c.Explore = &harness.Explore{Seed: x.Seed}
+			switch {
+			case x.Plans == nil:
+			case *x.Plans < 0:
+				bad(yamlfile.Field(node, "explore"), "explore: plans %d is negative", *x.Plans)
+			case *x.Plans == 0:
+				c.Explore.Off = true // as --plans 0
+			default:
+				c.Explore.Plans = *x.Plans
 			}
-			c.Explore = &harness.Explore{Plans: x.Plans, Seed: x.Seed}
 		}
+		for _, p := range fc.Ignore {
+			if p != "" && !strings.HasPrefix(p, "/") {
+				bad(yamlfile.Field(node, "ignore_state"), "ignore_state: %q is not a JSON Pointer: it does not start with / (the state's member messages is /messages)", p)
+			}
+		}
+		c.IgnoreState = fc.Ignore
 		if fc.WantError != nil && fc.WantError.want != nil {
 			c.WantError = fc.WantError.want
 		}
@@ -246,12 +259,13 @@ type fileCase struct {
 	WantError *wantError      `yaml:"want_error"`
 	MaxRuns   int             `yaml:"max_runs"`
 	Explore   *fileExplore    `yaml:"explore"`
+	Ignore    []string        `yaml:"ignore_state"`
 	Expect    *fileExpect     `yaml:"expect"`
 }
 
 // fileExplore is explore: the budget and seed of the case's exploration.
 type fileExplore struct {
-	Plans int    `yaml:"plans"`
+	Plans *int   `yaml:"plans"`
 	Seed  uint64 `yaml:"seed"`
 }
 

@@ -30,6 +30,7 @@ cases:
         - calls: [{name: get_forecast, args: '{"city":"Paris"}'}]
         - text: It is 18°C in Paris.
     explore: {plans: 5, seed: 2}
+    ignore_state: [/updated_at]
     expect:
       text: {matches: "18°C"}
       calls:
@@ -77,7 +78,7 @@ func TestLoadCases(t *testing.T) {
 	f, err := conform.ParseCases("desk.yaml", []byte(deskCases))
 	require.NoError(t, err)
 	assert.Equal(t, 5*time.Second, f.Timeout)
-	assert.Equal(t, []int{4, 19, 38, 46}, f.Lines)
+	assert.Equal(t, []int{4, 20, 39, 47}, f.Lines)
 	assert.Equal(t, filepath.Join("testdata", "desk"), f.GoldenDir())
 	require.Len(t, f.Cases, 4)
 	forecast, contact, del, outage := f.Cases[0], f.Cases[1], f.Cases[2], f.Cases[3]
@@ -89,6 +90,7 @@ func TestLoadCases(t *testing.T) {
 	assert.NotNil(t, forecast.Check)
 	assert.Equal(t, golden.Merged, forecast.Golden)
 	assert.Equal(t, &harness.Explore{Plans: 5, Seed: 2}, forecast.Explore)
+	assert.Equal(t, []string{"/updated_at"}, forecast.IgnoreState)
 
 	require.Len(t, contact.Tools, 2)
 	got, err := contact.Tools[0].Run(t.Context(), json.RawMessage(`{"name":"Zoë"}`))
@@ -175,6 +177,9 @@ func TestLoadCasesErrors(t *testing.T) {
 			`c.yaml:6: case "a": input: say what the user asks: user: TEXT, or messages: [...]`,
 			`c.yaml:5: case "a": a case needs a script with turns`,
 			`c.yaml:8: a case needs a name`,
+		}},
+		{"ignore_state", "cases:\n  - name: a\n    input: {user: hi}\n    script: {turns: [{text: hi}]}\n    ignore_state: [messages]\n", []string{
+			`c.yaml:5: case "a": ignore_state: "messages" is not a JSON Pointer: it does not start with / (the state's member messages is /messages)`,
 		}},
 		{"tools and answers", `cases:
   - name: a

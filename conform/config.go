@@ -30,6 +30,9 @@ type Config struct {
 	Interrupts []InterruptTool
 	// Profile is the verifier profile every run is checked with.
 	Profile agui.Profile
+	// Client names the @ag-ui/client version runs are checked against
+	// (agui.Options.Client; every supported version by default).
+	Client agui.Client
 	// Allow waives verifier rules; Enable turns on opt-in ones.
 	Allow, Enable []agui.Rule
 	// Only, when not empty, runs only the scenarios these patterns
@@ -39,12 +42,18 @@ type Config struct {
 	Only, Skip []string
 	// Timeout bounds each run of a scenario; 0 means DefaultTimeout.
 	Timeout time.Duration
-	// Explore, when set, also runs each scenario that streams a model's
-	// answer (not the provider failures, nor client-disconnect, whose
-	// point is a stream cut where it is) under other plans of its script,
-	// within Explore.Plans (harness.Explore): every plan must verify, pass
-	// the fidelity checks and leave the client with the same view.
+	// Explore says how each scenario that streams a model's answer (not
+	// the provider failures, nor client-disconnect, whose point is a
+	// stream cut where it is) runs under other plans of its script
+	// (harness.Explore): every plan must verify, pass the fidelity checks
+	// and leave the client with the same view. nil explores them within
+	// the harness's default budget (harness.DefaultPlans); Off turns it
+	// off.
 	Explore *harness.Explore
+	// IgnoreState leaves parts of the client's state, as JSON Pointers
+	// into it, out of the comparisons of every explored scenario
+	// (harness.Options.IgnoreState).
+	IgnoreState []string
 	// RecordDir, when set, keeps a recording of each scenario, its runs
 	// and the model's exchanges, in RecordDir (harness.Options.RecordDir;
 	// Result.Recording names the file), for "aguitest show".
@@ -191,6 +200,7 @@ func (c Config) CheckPatterns() error {
 //	timeout: 20s                     # each run's bound
 //	only: [text, frontend-*]         # scenarios to run (optional)
 //	skip: [provider-429]             # scenarios to leave out (optional)
+//	ignore_state: [/messages]        # state that may differ from plan to plan (optional)
 func LoadConfig(file string) (Config, error) {
 	data, err := os.ReadFile(file)
 	if err != nil {
@@ -209,7 +219,12 @@ func LoadConfig(file string) (Config, error) {
 		}
 		return file
 	}
-	cfg := Config{Profile: f.Profile.p, Timeout: time.Duration(f.Timeout), Only: f.Only, Skip: f.Skip}
+	cfg := Config{Profile: f.Profile.p, Timeout: time.Duration(f.Timeout), Only: f.Only, Skip: f.Skip, IgnoreState: f.IgnoreState}
+	for i, p := range f.IgnoreState {
+		if p != "" && !strings.HasPrefix(p, "/") {
+			errs = append(errs, fmt.Sprintf("%s: ignore_state: %q is not a JSON Pointer: it does not start with / (the state's member messages is /messages)", where("ignore_state", i), p))
+		}
+	}
 	for _, r := range f.Allow {
 		cfg.Allow = append(cfg.Allow, agui.Rule(r))
 	}
@@ -257,14 +272,15 @@ func objectArgs(args json.RawMessage) error {
 
 // configFile is the configuration as the file has it.
 type configFile struct {
-	Tools      []configTool      `yaml:"tools"`
-	Interrupts []configInterrupt `yaml:"interrupts"`
-	Profile    profileName       `yaml:"profile"`
-	Allow      []ruleName        `yaml:"allow"`
-	Enable     []ruleName        `yaml:"enable"`
-	Timeout    scripted.Duration `yaml:"timeout"`
-	Only       []string          `yaml:"only"`
-	Skip       []string          `yaml:"skip"`
+	Tools       []configTool      `yaml:"tools"`
+	Interrupts  []configInterrupt `yaml:"interrupts"`
+	Profile     profileName       `yaml:"profile"`
+	Allow       []ruleName        `yaml:"allow"`
+	Enable      []ruleName        `yaml:"enable"`
+	Timeout     scripted.Duration `yaml:"timeout"`
+	Only        []string          `yaml:"only"`
+	Skip        []string          `yaml:"skip"`
+	IgnoreState []string          `yaml:"ignore_state"`
 }
 
 type configTool struct {

@@ -39,6 +39,7 @@ allow: [truncated]
 enable: [empty-delta]
 timeout: 5s
 skip: [provider-429, "backend-tool/get_time"]
+ignore_state: [/messages, /steps/0/at]
 `)
 	cfg, err := conform.LoadConfig(p)
 	require.NoError(t, err)
@@ -51,6 +52,7 @@ skip: [provider-429, "backend-tool/get_time"]
 	assert.Equal(t, []agui.Rule{agui.RuleTruncated}, cfg.Allow)
 	assert.Equal(t, []agui.Rule{agui.RuleEmptyDelta}, cfg.Enable)
 	assert.Equal(t, 5*time.Second, cfg.Timeout)
+	assert.Equal(t, []string{"/messages", "/steps/0/at"}, cfg.IgnoreState)
 
 	var names []string
 	for _, c := range conform.Cases(cfg) {

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+
+	"github.com/aguitest/aguitest/internal/jsonpointer"
 )
 
 // A jsonPath names a value inside a JSON document: a JSON Pointer ("/city",
@@ -19,11 +21,7 @@ func parsePath(s string) (jsonPath, error) {
 		return jsonPath{}, nil
 	}
 	if s[0] == '/' {
-		var p jsonPath
-		for _, seg := range strings.Split(s[1:], "/") {
-			p = append(p, strings.NewReplacer("~1", "/", "~0", "~").Replace(seg))
-		}
-		return p, nil
+		return jsonPath(jsonpointer.Split(s)), nil
 	}
 	rest := strings.TrimPrefix(s, "$")
 	var p jsonPath
@@ -68,7 +66,7 @@ func (p jsonPath) String() string {
 	}
 	var b strings.Builder
 	for _, seg := range p {
-		b.WriteString("/" + strings.NewReplacer("~", "~0", "/", "~1").Replace(seg))
+		b.WriteString("/" + jsonpointer.Escape(seg))
 	}
 	return b.String()
 }

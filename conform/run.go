@@ -102,7 +102,7 @@ func Run(ctx context.Context, agent harness.Agent, cfg Config) Report {
 	if timeout == 0 {
 		timeout = DefaultTimeout
 	}
-	o := harness.Options{Timeout: timeout, RecordDir: cfg.RecordDir, ModelAddr: cfg.ModelAddr}
+	o := harness.Options{Timeout: timeout, RecordDir: cfg.RecordDir, ModelAddr: cfg.ModelAddr, IgnoreState: cfg.IgnoreState}
 	battery := Battery(cfg)
 	found := cfg.Declared != nil
 	for i := 0; i < len(battery); i++ {

@@ -4,9 +4,9 @@ import (
 	"fmt"
 	"regexp"
 	"strconv"
-	"strings"
 
 	"github.com/aguitest/aguitest/agui"
+	"github.com/aguitest/aguitest/internal/jsonpointer"
 )
 
 // View selects how a stream becomes entries.
@@ -276,11 +276,7 @@ func (n Normalizer) compile() [][]string {
 		case s.Pointer[0] != '/':
 			panic(fmt.Sprintf("golden: Scrub %d: JSON pointer %q does not start with /", i, s.Pointer))
 		default:
-			toks := strings.Split(s.Pointer[1:], "/")
-			for j, t := range toks {
-				toks[j] = strings.ReplaceAll(strings.ReplaceAll(t, "~1", "/"), "~0", "~")
-			}
-			ptrs[i] = toks
+			ptrs[i] = jsonpointer.Split(s.Pointer)
 		}
 	}
 	return ptrs

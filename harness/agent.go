@@ -106,6 +106,8 @@ func setAccept(r runner, accept string) {
 		h.accept = accept
 	case *commandRunner:
 		h.accept = accept
+	case *sharedRunner:
+		h.p.r.accept = accept
 	}
 }
 

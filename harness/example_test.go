@@ -65,6 +65,7 @@ func ExampleRun() {
 	// --- FAIL: parallel calls, round-robin
 	//     run 1: event 11 (TOOL_CALL_END) [toolCallId=run-1-call-2]: args-not-json: the arguments of tool call 'run-1-call-2' are not JSON at TOOL_CALL_END (invalid JSON at byte 7: ':' expected after object key): "{\"tit{\"title\":\"le\":\"a\"}b\"}"
 	//     fidelity: in turn 1 the model called add_task with {"title":"a"} (call 1) and add_task with {"title":"b"} (call 2); the client got add_task with no arguments (id run-1-call-1) and add_task with {"tit{"title":"le":"a"}b"} (id run-1-call-2) instead
+	//     explore: the case's own plan fails (above), and 14 of the 33 other plans fail as it does; no other failure
 }
 
 // Test returns a case's result and problems as values, for a driver of
@@ -84,6 +85,7 @@ func ExampleOptions_Test() {
 	// Output:
 	// Hello!
 	// model: scripted LLM: turn 2 was never used: 1 request for 2 turns
+	// explore: explore: the case's own plan fails (above), and 30 of the 30 other plans fail as it does; no other failure
 }
 
 // Explore runs a case under many plans of its script besides its own,
@@ -113,14 +115,14 @@ func ExampleExplore() {
 	c.Script, c.Explore = r.Exploration.Failure.Script, nil
 	fmt.Println("as the case's own plan, it fails:", harness.Options{}.Test(context.Background(), agent, c).Problems != nil)
 	// Output:
-	// explore: the case fails under 27 of 53 plans (23 of the matrix, 27 random from seed 1, 3 plain to compare other layouts with; 1 wire: Go-native):
-	// 	matrix 11 (split=bytes/4+with-name order=round-robin ids=first)
-	// 	matrix 13 (split=bytes/1 order=round-robin,text-between ids=first)
-	// 	matrix 14 (split=bytes/4 order=round-robin ids=first)
-	// 	matrix 20 (split=bytes/4 order=shuffle ids=first seed=1)
-	// 	matrix 25 (split=bytes/2 order=shuffle ids=first seed=2)
+	// explore: 27 of the 53 other plans (23 from the matrix, 27 random from seed 1, 3 references for other layouts; wire: Go-native) fail the verifier's rule args-not-json and the fidelity check calls:
+	// 	matrix plan 3 (4-byte fragments, each call's arguments starting in its first chunk; calls interleaved)
+	// 	matrix plan 5 (1-byte fragments; calls interleaved)
+	// 	matrix plan 14 (4-byte fragments; calls interleaved)
+	// 	matrix plan 20 (4-byte fragments; calls shuffled (seed 1))
+	// 	matrix plan 25 (2-byte fragments; calls shuffled (seed 2))
 	// 	... and 22 more
-	// the first, matrix 11 (split=bytes/4+with-name order=round-robin ids=first), shrunk in 13 runs:
+	// the first, matrix plan 3 (4-byte fragments, each call's arguments starting in its first chunk; calls interleaved), shrunk in 13 runs:
 	// 	turn 1: without with_name
 	// 	turn 1: split whole
 	// fails so, under split=whole order=round-robin ids=first:
@@ -154,6 +156,6 @@ func ExampleExplore() {
 	// 	      order:
 	// 	        by: round-robin
 	// the same plans again: seed 1, 50 plans (go test -args -aguitest.seed=1 -aguitest.explore=50; aguitest explore --seed 1 --plans 50)
-	// shrunk from matrix 11 (split=bytes/4+with-name order=round-robin ids=first)
+	// shrunk from matrix plan 3 (4-byte fragments, each call's arguments starting in its first chunk; calls interleaved)
 	// as the case's own plan, it fails: true
 }

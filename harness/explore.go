@@ -52,7 +52,8 @@ import (
 // internal/testflags registers them, in test binaries only).
 type Explore struct {
 	// Plans is how many plans to run besides the case's own: the matrix
-	// first (about forty plans, fewer for a script that does not need
+	// first, the stream shapes of known integration bugs at its head
+	// (about forty plans in all, fewer for a script that does not need
 	// them all), then random ones; 0 means DefaultPlans.
 	Plans int
 	// Seed draws the random plans; 0 means 1.
@@ -61,6 +62,9 @@ type Explore struct {
 	// agent, and any agent under Options.ModelAddr, runs one plan at a
 	// time.
 	Parallel int
+	// Off turns exploration off for the case (Case.Explore) or the table
+	// (Options.Explore): only the case's own plan runs.
+	Off bool
 	// NoShrink reports the first failing plan as found, not shrunk.
 	NoShrink bool
 	// ShrinkRuns bounds the runs of the agent that shrinking makes; 0
@@ -68,9 +72,12 @@ type Explore struct {
 	ShrinkRuns int
 }
 
-// The defaults of Explore.
+// The defaults of Explore. DefaultPlans is the small budget every case is
+// explored with unless it says otherwise: the known bugs' shapes and the
+// rest of the matrix for most scripts, a few milliseconds for a Func or
+// Handler agent, a run of the program per plan for a Command agent.
 const (
-	DefaultPlans      = 100
+	DefaultPlans      = 30
 	DefaultShrinkRuns = 300
 )
 
@@ -97,7 +104,14 @@ type Exploration struct {
 	// Failed names the plans under which the case failed, as
 	// scripted.Variant.String says them, in the order run.
 	Failed []string
-	// Failure is the first of them, shrunk; nil when none failed.
+	// AsOwn is how many of them fail as the case's own plan does, with
+	// no other problem: said once, not as a failure of their own.
+	AsOwn int
+	// Failures are the kinds of failure the other plans found, the first
+	// plan of each shrunk, in the order found (at most four; the report
+	// names the others).
+	Failures []*PlanFailure
+	// Failure is the first of Failures; nil when there is none.
 	Failure *PlanFailure
 	// Elapsed is how long running the plans took, and Shrinking how long
 	// shrinking the failure took.
@@ -108,6 +122,12 @@ type Exploration struct {
 type PlanFailure struct {
 	// Found is the plan as found, as scripted.Variant.String says it.
 	Found string
+	// What says in words what fails under it beyond the case's own
+	// plan's problems: "the verifier's rule args-not-json", "the fidelity
+	// check calls", "a client's view other than the reference's".
+	What string
+	// Plans names every plan that fails so, in the order run.
+	Plans []string
 	// Script is the smallest failing script the shrinking found: the
 	// case's script (fewer calls when the case's own plan still passes
 	// without them), each turn streamed as it fails. Script.GoString and
@@ -125,24 +145,33 @@ type PlanFailure struct {
 	shrunk bool // Script streams otherwise than Found
 }
 
-// exploreOf returns the exploration the case asks for, or nil.
-func (o Options) exploreOf(c Case) *Explore {
-	x := c.Explore
+// exploreOf returns the exploration of the case, or nil when it is off,
+// and whether the case or the options asked for it (asked is false for
+// the default exploration of a case that says nothing).
+func (o Options) exploreOf(c Case) (x *Explore, asked bool) {
+	x = c.Explore
 	if x == nil {
 		x = o.Explore
 	}
+	asked = x != nil
 	if x == nil {
-		return nil
+		x = &Explore{}
 	}
 	e := *x
+	if e.Off {
+		return nil, asked
+	}
 	if e.Plans <= 0 {
 		e.Plans = DefaultPlans
 	}
 	if e.Seed == 0 {
 		e.Seed = 1
 	}
-	if n, ok := testflags.Plans(); ok && n > 0 {
-		e.Plans = int(n)
+	if n, ok := testflags.Plans(); ok {
+		if n == 0 {
+			return nil, asked
+		}
+		e.Plans, asked = int(n), true
 	}
 	if n, ok := testflags.Seed(); ok && n > 0 {
 		e.Seed = n
@@ -153,7 +182,7 @@ func (o Options) exploreOf(c Case) *Explore {
 	if e.Parallel <= 0 {
 		e.Parallel = runtime.GOMAXPROCS(0)
 	}
-	return &e
+	return &e, asked
 }
 
 // planRun is one run of a case under a script.
@@ -182,6 +211,8 @@ type explorer struct {
 	mu     sync.Mutex
 	memo   map[string]*memoRun // runs by script key
 	layout string              // of the case's own script
+	need   map[string]bool     // what the failure being shrunk must keep
+	ignore [][]string          // the state left out of the comparisons
 }
 
 type memoRun struct {
@@ -190,13 +221,18 @@ type memoRun struct {
 }
 
 // explore runs case c, whose own plan gave own, under the plans x asks
-// for. It returns nil when the case has nothing to explore.
-func (o Options) explore(ctx context.Context, agent Agent, c Case, own *Result, ownProblems []Problem, x Explore) (*Exploration, *Problem) {
+// for. It returns nil when the case has nothing to explore, and when the
+// case cannot be explored and did not ask to be (asked: the exploration
+// is the default's; it says nothing of a case it cannot do).
+func (o Options) explore(ctx context.Context, agent Agent, c Case, own *Result, ownProblems []Problem, x Explore, asked bool) (*Exploration, []Problem) {
 	if len(c.Script.Turns) == 0 {
 		return nil, nil
 	}
-	fail := func(format string, args ...any) (*Exploration, *Problem) {
-		return nil, &Problem{Kind: ProblemExplore, Text: "explore: " + fmt.Sprintf(format, args...)}
+	fail := func(format string, args ...any) (*Exploration, []Problem) {
+		if !asked {
+			return nil, nil
+		}
+		return nil, []Problem{{Kind: ProblemExplore, Text: "explore: " + fmt.Sprintf(format, args...)}}
 	}
 	if own == nil {
 		return nil, nil // the case could not run: reported already
@@ -210,10 +246,21 @@ func (o Options) explore(ctx context.Context, agent Agent, c Case, own *Result, 
 	if _, ok := agent.(urlAgent); ok || o.ModelAddr != "" {
 		x.Parallel = 1 // one agent, one model address: one plan at a time
 	}
-	e := &explorer{o: o.forPlans(), ctx: ctx, agent: agent, c: c, x: x, memo: map[string]*memoRun{}}
+	ignore, err := o.ignoreState(c)
+	if err != nil {
+		return nil, []Problem{{Kind: ProblemExplore, Text: "explore: Options." + err.Error()}}
+	}
+	if a, ok := agent.(*CommandAgent); ok {
+		// One program serves plan after plan, restarted only after a
+		// failed run.
+		shared := newSharedCommand(a, x.Parallel)
+		defer shared.close()
+		agent = shared
+	}
+	e := &explorer{o: o.forPlans(), ctx: ctx, agent: agent, c: c, x: x, memo: map[string]*memoRun{}, ignore: ignore}
 	e.wires = wiresOf(own.Requests)
 	e.layout = c.Script.Layout(e.wires)
-	ownRun := &planRun{name: "the case's own plan", script: c.Script, res: own, entries: viewEntries(own, c.Scrubs)}
+	ownRun := &planRun{name: "the case's own plan", script: c.Script, res: own, entries: viewEntries(own, c.Scrubs, ignore)}
 	for _, p := range ownProblems {
 		if p.Kind != ProblemGolden && p.Kind != ProblemRecording && p.Kind != ProblemCheck {
 			ownRun.problems = append(ownRun.problems, p)
@@ -232,7 +279,7 @@ func (o Options) explore(ctx context.Context, agent Agent, c Case, own *Result, 
 		if strings.HasPrefix(v.Name, "matrix") {
 			xp.Matrix++
 		}
-		jobs = append(jobs, func() { runs[i] = e.run(v.String(), v.Script) })
+		jobs = append(jobs, func() { runs[i] = e.run(planLabel(v), v.Script) })
 		if l := v.Script.Layout(e.wires); l != e.layout {
 			if _, ok := refs[l]; !ok {
 				refs[l] = v.Script.Plain(e.wires)
@@ -240,7 +287,7 @@ func (o Options) explore(ctx context.Context, agent Agent, c Case, own *Result, 
 		}
 	}
 	for l, s := range refs {
-		jobs = append(jobs, func() { e.run("the plain plan of layout "+l, s) })
+		jobs = append(jobs, func() { e.run(referenceName(l), s) })
 	}
 	e.pool(jobs)
 	xp.References = len(refs)
@@ -261,26 +308,100 @@ func (o Options) explore(ctx context.Context, agent Agent, c Case, own *Result, 
 			failures = append(failures, failure{ref, &verdict{run: ref}, ref.name})
 		}
 		if vd := e.judge(r, ref); vd != nil {
-			failures = append(failures, failure{r, vd, v.String()})
+			failures = append(failures, failure{r, vd, planLabel(v)})
 		}
 	}
 	if len(failures) == 0 {
 		return xp, nil
 	}
+	// Each kind of failure once: the plans that fail as the case's own
+	// plan does are said together, the others grouped by what fails
+	// (the rules, fidelity checks and kinds of problem beyond the own
+	// plan's), each group's first failure shrunk.
+	ownKeys := ownRun.keys()
+	var groups []*failureGroup
 	for _, f := range failures {
 		xp.Failed = append(xp.Failed, f.name)
+		extra := map[string]bool{}
+		for k := range f.v.keys() {
+			if !ownKeys[k] {
+				extra[k] = true
+			}
+		}
+		if len(extra) == 0 {
+			xp.AsOwn++
+			continue
+		}
+		key := keyString(extra)
+		i := slices.IndexFunc(groups, func(g *failureGroup) bool { return g.key == key })
+		if i < 0 {
+			groups = append(groups, &failureGroup{key: key, extra: extra, run: f.run, v: f.v, name: f.name})
+			i = len(groups) - 1
+		}
+		groups[i].names = append(groups[i].names, f.name)
 	}
-	first := failures[0]
+	var problems []Problem
+	if xp.AsOwn > 0 {
+		others := ""
+		if len(groups) == 0 {
+			others = "; no other failure"
+		}
+		problems = append(problems, Problem{Kind: ProblemExplore, Text: fmt.Sprintf("explore: the case's own plan fails (above), and %d of the %s %s as it does%s",
+			xp.AsOwn, words.Count(xp.Plans+xp.References, "other plan", "other plans"), plural(xp.AsOwn, "fails", "fail"), others)})
+	}
 	start = time.Now()
-	pf := &PlanFailure{Found: first.name, Script: first.run.script}
-	final := first.v
-	start0, own0 := first.run.script, c.Script
-	if first.run.res != nil {
+	for i, g := range groups {
+		if i == maxFailureKinds {
+			problems = append(problems, Problem{Kind: ProblemExplore, Text: fmt.Sprintf("explore: and %s of failure, not shrunk: %s", words.Count(len(groups)-i, "other kind", "other kinds"), failureKinds(groups[i:]))})
+			break
+		}
+		e.need = g.extra
+		pf := e.shrinkFailure(g, c, x)
+		xp.Failures = append(xp.Failures, pf)
+		problems = append(problems, Problem{Kind: ProblemExplore, Text: xp.describe(pf)})
+	}
+	if len(xp.Failures) > 0 {
+		xp.Failure = xp.Failures[0]
+	}
+	xp.Shrinking = time.Since(start)
+	return xp, problems
+}
+
+// maxFailureKinds is how many kinds of failure an exploration shrinks and
+// reports in full; the others are named.
+const maxFailureKinds = 4
+
+// failureGroup is the plans of an exploration that fail alike: with the
+// same problems beyond the case's own plan's.
+type failureGroup struct {
+	key   string          // keyString(extra)
+	extra map[string]bool // what fails beyond the own plan's problems
+	run   *planRun        // the first of them
+	v     *verdict
+	name  string
+	names []string // every one of them, in the order run
+}
+
+// failureKinds names the kinds of failure of groups.
+func failureKinds(groups []*failureGroup) string {
+	var out []string
+	for _, g := range groups {
+		out = append(out, fmt.Sprintf("%s (%s, the first %s)", kindWords(g.extra), words.Count(len(g.names), "plan", "plans"), g.name))
+	}
+	return strings.Join(out, "; ")
+}
+
+// shrinkFailure shrinks the first failure of group g.
+func (e *explorer) shrinkFailure(g *failureGroup, c Case, x Explore) *PlanFailure {
+	pf := &PlanFailure{Found: g.name, Script: g.run.script, What: kindWords(g.extra), Plans: slices.Clone(g.names)}
+	final := g.v
+	start0, own0 := g.run.script, c.Script
+	if g.run.res != nil {
 		// Calls generated from the agent's tools become the script's own,
 		// so that shrinking can make their arguments smaller.
-		if m := start0.Materialize(first.run.res.Requests); m.Key(e.wires) != start0.Key(e.wires) {
-			mo := c.Script.PinGenerated(start0).Materialize(first.run.res.Requests)
-			if vd := e.tryStep(scripted.Simplification{Script: m, Own: mo}); vd.failsAs(first.v) {
+		if m := start0.Materialize(g.run.res.Requests); m.Key(e.wires) != start0.Key(e.wires) {
+			mo := c.Script.PinGenerated(start0).Materialize(g.run.res.Requests)
+			if vd := e.tryStep(scripted.Simplification{Script: m, Own: mo}); e.failsAs(vd, g.v) {
 				start0, own0, final = m, mo, vd
 				pf.Script = m
 			}
@@ -289,12 +410,10 @@ func (o Options) explore(ctx context.Context, agent Agent, c Case, own *Result, 
 	if !x.NoShrink {
 		final = e.shrink(start0, own0, final, pf)
 	}
-	pf.shrunk = pf.Script.Key(e.wires) != first.run.script.Key(e.wires)
+	pf.shrunk = pf.Script.Key(e.wires) != g.run.script.Key(e.wires)
 	pf.Script = pf.Script.Tidy(e.wires)
 	pf.Problems = final.problems()
-	xp.Failure = pf
-	xp.Shrinking = time.Since(start)
-	return xp, &Problem{Kind: ProblemExplore, Text: xp.describe(final)}
+	return pf
 }
 
 // forPlans returns the options plan runs are made with: no golden, no
@@ -357,7 +476,7 @@ func (e *explorer) run(name string, s scripted.Script) *planRun {
 		res := o.test(e.ctx, rep, e.agent, c)
 		r := &planRun{name: name, script: s, res: res, problems: rep.problems()}
 		if res != nil {
-			r.entries = viewEntries(res, c.Scrubs)
+			r.entries = viewEntries(res, c.Scrubs, e.ignore)
 		}
 		m.run = r
 	})
@@ -375,7 +494,21 @@ func (e *explorer) reference(s, own scripted.Script) *planRun {
 	if s.Layout(e.wires) == own.Layout(e.wires) {
 		return e.run("the case's own plan", own.PinGenerated(s))
 	}
-	return e.run("the plain plan of layout "+s.Layout(e.wires), s.Plain(e.wires).PinGenerated(s))
+	return e.run(referenceName(s.Layout(e.wires)), s.Plain(e.wires).PinGenerated(s))
+}
+
+// planLabel names a plan of the exploration in words: "matrix plan 3
+// (4-byte fragments, each call's arguments starting in its first chunk;
+// calls interleaved)".
+func planLabel(v scripted.Variant) string {
+	kind, n, _ := strings.Cut(v.Name, " ")
+	return kind + " plan " + n + " (" + v.Script.Words() + ")"
+}
+
+// referenceName names the plain plan of a layout, the reference of the
+// plans of that layout.
+func referenceName(layout string) string {
+	return "the reference plan for " + layoutWords(layout) + " (each stream whole, one after the other)"
 }
 
 // verdict is why a run fails: its own problems, or a view that differs
@@ -386,34 +519,118 @@ type verdict struct {
 	diff []golden.Difference
 }
 
-// kinds returns what the verdict finds wrong: the kinds of its run's
-// problems, and ProblemExplore when the view differs.
-func (v *verdict) kinds() map[ProblemKind]bool {
-	out := map[ProblemKind]bool{}
-	for _, p := range v.run.problems {
-		out[p.Kind] = true
-	}
+// keys returns what the verdict finds wrong: the keys of its run's
+// problems (see problemKey), and "view" when the view differs.
+func (v *verdict) keys() map[string]bool {
+	out := v.run.keys()
 	if len(v.diff) > 0 {
-		out[ProblemExplore] = true
+		out["view"] = true
 	}
 	return out
 }
 
+// keys returns the keys of the run's problems (see problemKey).
+func (r *planRun) keys() map[string]bool {
+	out := map[string]bool{}
+	for _, p := range r.problems {
+		out[problemKey(p)] = true
+	}
+	return out
+}
+
+// problemKey says what kind of failure a problem is, finely enough to
+// tell failures apart: the verifier's rule, the fidelity check, or the
+// problem's kind.
+func problemKey(p Problem) string {
+	switch {
+	case p.Kind == ProblemViolation && p.Violation != nil:
+		return "rule " + string(p.Violation.Rule)
+	case p.Kind == ProblemFidelity && p.Fidelity != "":
+		return "fidelity " + string(p.Fidelity)
+	}
+	return string(p.Kind)
+}
+
+// keyString is a set of keys, sorted, as one string.
+func keyString(keys map[string]bool) string {
+	out := make([]string, 0, len(keys))
+	for k := range keys {
+		out = append(out, k)
+	}
+	slices.Sort(out)
+	return strings.Join(out, ", ")
+}
+
+// kindWords says a set of keys in words, after "fail": "the verifier's
+// rule args-not-json and the fidelity check calls".
+func kindWords(keys map[string]bool) string {
+	var rules, checks, other []string
+	for _, k := range strings.Split(keyString(keys), ", ") {
+		switch {
+		case strings.HasPrefix(k, "rule "):
+			rules = append(rules, strings.TrimPrefix(k, "rule "))
+		case strings.HasPrefix(k, "fidelity "):
+			checks = append(checks, strings.TrimPrefix(k, "fidelity "))
+		case k == "view":
+			other = append(other, "the comparison with the reference's view")
+		default:
+			other = append(other, "with "+kindPhrase(ProblemKind(k)))
+		}
+	}
+	var out []string
+	if len(rules) > 0 {
+		out = append(out, "the verifier's "+plural(len(rules), "rule ", "rules ")+strings.Join(rules, ", "))
+	}
+	if len(checks) > 0 {
+		out = append(out, "the fidelity "+plural(len(checks), "check ", "checks ")+strings.Join(checks, ", "))
+	}
+	return strings.Join(append(out, other...), " and ")
+}
+
+// kindPhrase says a kind of problem in words.
+func kindPhrase(k ProblemKind) string {
+	switch k {
+	case ProblemRun:
+		return "a run that could not complete"
+	case ProblemRunError:
+		return "a RUN_ERROR"
+	case ProblemClient:
+		return "the client's warnings"
+	case ProblemModel:
+		return "the scripted LLM not used as scripted"
+	case ProblemSettle:
+		return "a conversation that does not settle"
+	case ProblemInterrupt:
+		return "an interrupt left unanswered"
+	case ProblemOutbound:
+		return "a request to another host"
+	case ProblemViolation:
+		return "the verifier's findings"
+	case ProblemFidelity:
+		return "a fidelity check"
+	}
+	return "a problem of kind " + string(k)
+}
+
 // failsAs reports whether v fails as the failure being shrunk does: with
-// no kind of problem that failure lacks. A step that fails otherwise (the
-// agent's model request failed, a run timed out under load) is not the
-// same failure made smaller, and shrinking does not follow it.
-func (v *verdict) failsAs(failing *verdict) bool {
+// no kind of failure that failure lacks, and with one at least of those
+// that tell its group from the case's own plan (e.need). A step that
+// fails otherwise (the agent's model request failed, a run timed out
+// under load) is not the same failure made smaller, and shrinking does
+// not follow it.
+func (e *explorer) failsAs(v, failing *verdict) bool {
 	if v == nil {
 		return false
 	}
-	want := failing.kinds()
-	for k := range v.kinds() {
+	want := failing.keys()
+	need := len(e.need) == 0
+	for k := range v.keys() {
 		if !want[k] {
 			return false
 		}
+		need = need || e.need[k]
 	}
-	return true
+	return need
 }
 
 // problems returns the verdict as problems: the run's, and one saying how
@@ -498,7 +715,7 @@ func (e *explorer) shrink(s, own scripted.Script, failing *verdict, pf *PlanFail
 			}
 			e.pool(jobs)
 			for j, vd := range verdicts {
-				if vd.failsAs(failing) {
+				if e.failsAs(vd, failing) {
 					next, found = i+j, vd
 					break
 				}
@@ -527,7 +744,7 @@ func (e *explorer) shrink(s, own scripted.Script, failing *verdict, pf *PlanFail
 		if v.Key(e.wires) == curKey || !validOn(&v, e.wires) {
 			continue
 		}
-		if vd := e.tryStep(scripted.Simplification{Script: v, Own: curOwn}); vd.failsAs(failing) {
+		if vd := e.tryStep(scripted.Simplification{Script: v, Own: curOwn}); e.failsAs(vd, failing) {
 			cur, curKey, failing = v, v.Key(e.wires), vd
 			// The steps that shaped the turn's plan are undone.
 			prefix := fmt.Sprintf("turn %d: ", i+1)
@@ -571,41 +788,47 @@ func validOn(s *scripted.Script, wires []scripted.Wire) bool {
 	return true
 }
 
-// String says what was explored: "36 plans (30 of the matrix, 0 random
-// from seed 1, 5 plain; 1 wire: OpenAI Chat Completions)", the case's own
-// plan counted.
+// String says what was explored: "the case's own plan and 33 others (23
+// from the matrix, 7 random from seed 1, 3 references for other layouts;
+// wire: Go-native)".
 func (x *Exploration) String() string {
-	wires := make([]string, len(x.Wires))
-	for i, w := range x.Wires {
-		wires[i] = w.String()
-	}
-	return fmt.Sprintf("%s (%d of the matrix, %d random from seed %d, %d plain; %s %s)",
-		words.Count(1+x.Plans+x.References, "plan", "plans"), x.Matrix, x.Plans-x.Matrix, x.Seed, x.References,
-		words.Count(len(wires), "wire:", "wires:"), strings.Join(wires, ", "))
+	return fmt.Sprintf("the case's own plan and %d %s (%s)", x.Plans+x.References, plural(x.Plans+x.References, "other", "others"), x.counts())
 }
 
-// describe writes the exploration's failure as a problem's text.
-func (x *Exploration) describe(final *verdict) string {
-	var b strings.Builder
+// counts says where the other plans come from, and the wires.
+func (x *Exploration) counts() string {
 	wires := make([]string, len(x.Wires))
 	for i, w := range x.Wires {
 		wires[i] = w.String()
 	}
-	fmt.Fprintf(&b, "explore: the case fails under %d of %s (%d of the matrix, %d random from seed %d",
-		len(x.Failed), words.Count(x.Plans+x.References, "plan", "plans"), x.Matrix, x.Plans-x.Matrix, x.Seed)
+	s := fmt.Sprintf("%d from the matrix, %d random from seed %d", x.Matrix, x.Plans-x.Matrix, x.Seed)
 	if x.References > 0 {
-		fmt.Fprintf(&b, ", %d plain to compare other layouts with", x.References)
+		s += fmt.Sprintf(", %s for other layouts", words.Count(x.References, "reference", "references"))
 	}
-	fmt.Fprintf(&b, "; %s %s):", words.Count(len(wires), "wire:", "wires:"), strings.Join(wires, ", "))
+	return fmt.Sprintf("%s; %s %s", s, plural(len(wires), "wire:", "wires:"), strings.Join(wires, ", "))
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
+}
+
+// describe writes a kind of failure the exploration found as a problem's
+// text.
+func (x *Exploration) describe(f *PlanFailure) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "explore: %d of the %s (%s) %s %s:",
+		len(f.Plans), words.Count(x.Plans+x.References, "other plan", "other plans"), x.counts(), plural(len(f.Plans), "fails", "fail"), f.What)
 	const shown = 5
-	for i, name := range x.Failed {
+	for i, name := range f.Plans {
 		if i == shown {
-			fmt.Fprintf(&b, "\n\t... and %d more", len(x.Failed)-shown)
+			fmt.Fprintf(&b, "\n\t... and %d more", len(f.Plans)-shown)
 			break
 		}
 		b.WriteString("\n\t" + name)
 	}
-	f := x.Failure
 	switch {
 	case f.Runs == 0:
 		fmt.Fprintf(&b, "\nthe first, %s, fails so:", f.Found)
@@ -630,6 +853,36 @@ func (x *Exploration) describe(final *verdict) string {
 	b.WriteString(indent(strings.TrimRight(f.Script.YAML(), "\n"), "\t"))
 	fmt.Fprintf(&b, "\nthe same plans again: seed %d, %d plans (go test -args -%s=%d -%s=%d; aguitest explore --seed %d --plans %d)", x.Seed, x.Plans, FlagSeed, x.Seed, FlagPlans, x.Plans, x.Seed, x.Plans)
 	return b.String()
+}
+
+// layoutWords says a layout (scripted.Script.Layout) in words: "#1 #2
+// (no index) | text" is "turn 1: call 1, then call 2, sent without their
+// index; turn 2: text".
+func layoutWords(l string) string {
+	turns := strings.Split(l, " | ")
+	for i, t := range turns {
+		var parts []string
+		noIndex := false
+		for _, tok := range strings.Fields(strings.ReplaceAll(t, "(no index)", "(no-index)")) {
+			switch {
+			case tok == "(no-index)":
+				noIndex = true
+			case strings.HasPrefix(tok, "#"):
+				parts = append(parts, "call "+tok[1:])
+			default:
+				parts = append(parts, tok)
+			}
+		}
+		w := strings.Join(parts, ", then ")
+		if noIndex {
+			w += ", the calls sent without their index"
+		}
+		if len(turns) > 1 {
+			w = fmt.Sprintf("turn %d: %s", i+1, w)
+		}
+		turns[i] = w
+	}
+	return strings.Join(turns, "; ")
 }
 
 // indent puts prefix before every line of s.

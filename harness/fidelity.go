@@ -111,7 +111,7 @@ func checkText(rep *report, s *scripted.Script, streamed map[int]int, msgs []agu
 			}
 			got = strings.Join(q, ", ")
 		}
-		rep.errorf(ProblemFidelity, 0, "fidelity: the model said %q (turn %d); the client's assistant messages do not hold it after the text before it: they read %s", want, ti+1, got)
+		rep.fidelity(FidelityText, "fidelity: the model said %q (turn %d); the client's assistant messages do not hold it after the text before it: they read %s", want, ti+1, got)
 	}
 }
 
@@ -188,14 +188,14 @@ func checkCalls(rep *report, s *scripted.Script, streamed map[int]int, res *Resu
 			}
 		}
 		if len(others) > 0 {
-			rep.errorf(ProblemFidelity, 0, "fidelity: in turn %d the model called %s; the client got %s instead", ti+1, strings.Join(said, " and "), strings.Join(others, " and "))
+			rep.fidelity(FidelityCalls, "fidelity: in turn %d the model called %s; the client got %s instead", ti+1, strings.Join(said, " and "), strings.Join(others, " and "))
 			continue
 		}
 		got := "no call"
 		if len(all) > 0 {
 			got = words.Count(len(all), "call", "calls") + ": " + strings.Join(all, ", ")
 		}
-		rep.errorf(ProblemFidelity, 0, "fidelity: in turn %d the model called %s; the client never got %s, and no tool message or later model request shows the agent ran %s (the client holds %s)", ti+1, strings.Join(said, " and "), it, it, got)
+		rep.fidelity(FidelityCalls, "fidelity: in turn %d the model called %s; the client never got %s, and no tool message or later model request shows the agent ran %s (the client holds %s)", ti+1, strings.Join(said, " and "), it, it, got)
 	}
 }
 
@@ -314,6 +314,6 @@ func checkIDs(rep *report, msgs []agui.Message) {
 				what = append(what, "a message of role "+string(m.Role))
 			}
 		}
-		rep.errorf(ProblemFidelity, 0, "fidelity: the client holds %s under the id %q (%s): a frontend that keys messages by id shows only one of them", words.Count(len(idx), "message", "messages"), id, strings.Join(what, ", "))
+		rep.fidelity(FidelityIDs, "fidelity: the client holds %s under the id %q (%s): a frontend that keys messages by id shows only one of them", words.Count(len(idx), "message", "messages"), id, strings.Join(what, ", "))
 	}
 }

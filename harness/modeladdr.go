@@ -45,7 +45,13 @@ func useRelay(addr, base string) (func(), error) {
 			return nil, errors.New("Options.ModelAddr: " + err.Error())
 		}
 		r = &relay{}
-		r.srv = &http.Server{Handler: &httputil.ReverseProxy{
+		// HTTP/2 without TLS as well as HTTP/1.1, as the scripted LLM
+		// serves: the AWS SDK for JavaScript streams Bedrock over HTTP/2
+		// with prior knowledge, and fails on an HTTP/1.1-only server.
+		var protocols http.Protocols
+		protocols.SetHTTP1(true)
+		protocols.SetUnencryptedHTTP2(true)
+		r.srv = &http.Server{Protocols: &protocols, Handler: &httputil.ReverseProxy{
 			Rewrite: func(pr *httputil.ProxyRequest) {
 				r.mu.Lock()
 				t := r.target

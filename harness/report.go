@@ -166,6 +166,11 @@ func (r *report) errorf(kind ProblemKind, run int, format string, args ...any) {
 	r.add(Problem{Kind: kind, Run: run, Text: fmt.Sprintf(format, args...)})
 }
 
+// fidelity records a failed fidelity check.
+func (r *report) fidelity(check Fidelity, format string, args ...any) {
+	r.add(Problem{Kind: ProblemFidelity, Fidelity: check, Text: fmt.Sprintf(format, args...)})
+}
+
 // violation records a verifier's finding.
 func (r *report) violation(run int, v agui.Violation, text string) {
 	r.add(Problem{Kind: ProblemViolation, Run: run, Violation: &v, Text: text})

@@ -37,6 +37,10 @@ type Case struct {
 	// by default). Each run is verified with its RunAgentInput, so results
 	// for calls of the message history are known.
 	Profile agui.Profile
+	// Client names the @ag-ui/client version the verifier checks against
+	// (agui.Options.Client): by default Strict requires every supported
+	// version, Reference follows 1.0.0.
+	Client agui.Client
 	// Allow waives verifier rules by name (agui.Options.Allow): accept one
 	// framework quirk and keep every other rule.
 	Allow []agui.Rule
@@ -75,6 +79,15 @@ type Case struct {
 	// FidelityIDs), for an agent that legitimately rewrites the model's
 	// text or keeps calls from the client; Options.Relax adds to it.
 	Relax []Fidelity
+	// IgnoreState names parts of the client's state, as JSON Pointers
+	// into it ("/messages", "/steps/0/startedAt"; "*" for every element
+	// of an array, "" for the whole state), that exploring the case
+	// leaves out when it compares the client's view under each plan with
+	// its reference: state the agent fills with what differs from one run
+	// to the next (a timestamp, a framework's own copy of the messages).
+	// Ids in the state are placeholders without it (see Explore).
+	// Options.IgnoreState adds to it.
+	IgnoreState []string
 }
 
 // Input is what a case sends. Messages, State, Context and ForwardedProps
@@ -217,6 +230,9 @@ type Options struct {
 	Explore *Explore
 	// Relax waives fidelity checks by name for every case, as Case.Relax.
 	Relax []Fidelity
+	// IgnoreState leaves parts of the state out of every explored case's
+	// comparisons, as Case.IgnoreState.
+	IgnoreState []string
 	// ModelAddr, when set, is a fixed loopback address ("127.0.0.1:7788")
 	// on which the harness serves each case's scripted LLM, for a URL
 	// agent started beforehand with its LLM client pointed at it

@@ -174,7 +174,7 @@ func TestHandlerAgent(t *testing.T) {
 				assert.Len(t, r.Runs, 2)
 				assert.Equal(t, "Hello again!", r.LastText())
 			}},
-	}, harness.Options{Dir: t.TempDir()})
+	}, harness.Options{Dir: t.TempDir(), Explore: &harness.Explore{Off: true}})
 	require.Len(t, baseURLs, 2)
 	assert.NotEqual(t, baseURLs[0], baseURLs[1], "each case has its own scripted server")
 	assert.True(t, strings.HasSuffix(baseURLs[0], "/v1"), baseURLs[0])

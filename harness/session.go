@@ -178,7 +178,7 @@ func (s *session) post(n int, input agui.RunAgentInput) RunResult {
 		timeout = time.Minute
 	}
 	rs := &runStream{s: s, n: n, run: RunResult{Input: input},
-		v: agui.NewVerifier(agui.Options{Profile: s.c.Profile, Allow: s.c.Allow, Enable: s.c.Enable, Input: &input})}
+		v: agui.NewVerifier(agui.Options{Profile: s.c.Profile, Client: s.c.Client, Allow: s.c.Allow, Enable: s.c.Enable, Input: &input})}
 	if s.rec != nil {
 		rs.sink = &recorder.Sink{Run: input.RunID, Writer: s.rec}
 		s.llm.record(rs.sink)

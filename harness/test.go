@@ -62,6 +62,8 @@ type Problem struct {
 	Cause bool
 	// Violation is the verifier's finding, for a ProblemViolation.
 	Violation *agui.Violation
+	// Fidelity is the check that failed, for a ProblemFidelity.
+	Fidelity Fidelity
 	// Text says what is wrong and where, as Run reports it: "run 1: event
 	// 11 (TOOL_CALL_END) [toolCallId=c2]: args-not-json: ...".
 	Text string
@@ -138,10 +140,10 @@ func (o Options) Test(ctx context.Context, agent Agent, c Case) Report {
 	rep := &report{on: o.OnProblem}
 	res := o.test(ctx, rep, agent, c)
 	r := Report{Case: c.Name, Result: res}
-	if x := o.exploreOf(c); x != nil && res != nil {
-		xp, p := o.explore(ctx, agent, c, res, rep.problems(), *x)
-		if p != nil {
-			rep.add(*p)
+	if x, asked := o.exploreOf(c); x != nil && res != nil {
+		xp, ps := o.explore(ctx, agent, c, res, rep.problems(), *x, asked)
+		for _, p := range ps {
+			rep.add(p)
 		}
 		r.Exploration = xp
 	}
@@ -291,6 +293,11 @@ func (c *Case) validate() (*wantError, error) {
 			errs = append(errs, fmt.Errorf("harness: case %q: tool %q has no Run; "+
 				"the harness runs a frontend tool when the agent leaves a call to the client: "+
 				"set Tool.Run (to a func returning an error if the agent must answer the call itself)", c.Name, tool.Name))
+		}
+	}
+	for _, p := range c.IgnoreState {
+		if _, err := parsePointer(p); err != nil {
+			errs = append(errs, fmt.Errorf("harness: case %q: IgnoreState: %w", c.Name, err))
 		}
 	}
 	want, err := c.WantError.compile()

@@ -347,3 +347,42 @@ func BenchmarkRedactClean(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkRecordPathRedaction is BenchmarkRecordPath with the redaction
+// defaults on (the zero Redact) and with every default turned off, side by
+// side, so that what recognising credentials costs on the recording path
+// reads as a ratio from one run:
+//
+//	go test ./recorder -run '^$' -bench RecordPathRedaction -count 6 | benchstat -col /redact -
+func BenchmarkRecordPathRedaction(b *testing.B) {
+	evs := benchEvents(1000)
+	frames := make([][]byte, len(evs))
+	var size int64
+	for i, e := range evs {
+		frames[i] = []byte("data: " + e.String() + "\n\n")
+		size += int64(len(frames[i]))
+	}
+	for _, c := range []struct {
+		name string
+		rd   Redact
+	}{{"defaults", Redact{}}, {"off", Redact{Off: Defaults()}}} {
+		b.Run("redact="+c.name, func(b *testing.B) {
+			w, _ := NewWriter(io.Discard, Header{})
+			h := Middleware(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				rc := http.NewResponseController(w)
+				for _, f := range frames {
+					w.Write(f)
+					rc.Flush()
+				}
+			}), Config{Writer: w, Redact: c.rd})
+			b.SetBytes(size)
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				req := httptest.NewRequest("POST", "/", strings.NewReader(`{"runId":"r"}`))
+				h.ServeHTTP(&nopFlusher{h: http.Header{}}, req)
+				h.Wait()
+			}
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*len(frames)), "ns/event")
+		})
+	}
+}

@@ -52,7 +52,7 @@ const (
 	// a guard for names that carry none (tokenCount, max_tokens,
 	// keyboard, public_key, key_id, sessions) and for values that stand
 	// for one ($API_KEY, env.APIKey, <your-key>, a word after "key:" in
-	// prose); README's Security section has the whole list.
+	// prose); docs/security.md has the whole list.
 	DefaultFields Default = "fields"
 
 	DefaultOpenAI       Default = "openai"       // sk-…, sk-proj-…, sk-svcacct-…, sk-admin-…, and the sk- keys of DeepSeek and OpenRouter

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/aguitest/aguitest/internal/jsonpointer"
 	"github.com/aguitest/aguitest/internal/jsonx"
 )
 
@@ -71,7 +72,7 @@ func patchNamesCredential(src []byte, i int) bool {
 			if src[vs] == '"' {
 				p := jsonStringValue(src[vs:ve])
 				if k := strings.LastIndexByte(p, '/'); k >= 0 {
-					last = strings.ReplaceAll(strings.ReplaceAll(p[k+1:], "~1", "/"), "~0", "~")
+					last = jsonpointer.Unescape(p[k+1:])
 					path = true
 				}
 			}
@@ -133,11 +134,7 @@ func splitPointer(p string) ([]string, error) {
 	if p[0] != '/' {
 		return nil, fmt.Errorf("recorder: JSON pointer %q does not start with /", p)
 	}
-	segs := strings.Split(p[1:], "/")
-	for i, s := range segs {
-		segs[i] = strings.ReplaceAll(strings.ReplaceAll(s, "~1", "/"), "~0", "~")
-	}
-	return segs, nil
+	return jsonpointer.Split(p), nil
 }
 
 // jsonRedactor walks a valid JSON document and splices replacements into

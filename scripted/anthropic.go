@@ -343,7 +343,7 @@ func (e *anthropicEncoder) chunk(b []byte, a *answer, i int) []byte {
 		b = appendEvent(b, "message_stop")
 		return append(b, `{"type":"message_stop"}`+"\n\n"...)
 	}
-	slot := slotOf(a, c)
+	slot := chunkSlot(a.t, a.turn, c)
 	idx, open := e.index[slot]
 	if !open {
 		idx = e.next

@@ -322,7 +322,7 @@ func (e *bedrockEncoder) chunk(b []byte, a *answer, i int) []byte {
 		p = strconv.AppendInt(p, int64(len(a.chunks)), 10)
 		return e.event(b, "metadata", append(p, "}}"...))
 	}
-	slot := slotOf(a, c)
+	slot := chunkSlot(a.t, a.turn, c)
 	idx, open := e.index[slot]
 	if !open {
 		idx = e.next

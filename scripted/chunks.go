@@ -250,9 +250,10 @@ func schedule(out []Chunk, o Order, cs []Call, ti int, reasoning, text []Chunk, 
 	return out
 }
 
-// slotOf returns the stream a chunk belongs to: slotReasoning, slotText,
-// a call's index, or slotEnd for the finish and usage chunks.
-func slotOf(a *answer, c *Chunk) int {
+// chunkSlot returns the stream a chunk of turn t (turn index ti) belongs
+// to: slotReasoning, slotText, a call's index, or slotEnd for the finish and
+// usage chunks.
+func chunkSlot(t *Turn, ti int, c *Chunk) int {
 	switch c.kind() {
 	case kindReasoning:
 		return slotReasoning
@@ -262,8 +263,8 @@ func slotOf(a *answer, c *Chunk) int {
 		if c.Call.Index >= 0 {
 			return c.Call.Index
 		}
-		for n, call := range a.t.Calls {
-			if call.callID(a.turn, n) == c.Call.ID {
+		for n, call := range t.Calls {
+			if call.callID(ti, n) == c.Call.ID {
 				return n
 			}
 		}
@@ -277,7 +278,7 @@ const slotEnd = -3
 func lastChunks(a *answer) map[int]int {
 	last := make(map[int]int, len(a.t.Calls)+2)
 	for i := range a.chunks {
-		last[slotOf(a, &a.chunks[i])] = i
+		last[chunkSlot(a.t, a.turn, &a.chunks[i])] = i
 	}
 	return last
 }
@@ -287,7 +288,7 @@ func slotOrder(a *answer) []int {
 	var order []int
 	seen := map[int]bool{slotEnd: true}
 	for i := range a.chunks {
-		if s := slotOf(a, &a.chunks[i]); !seen[s] {
+		if s := chunkSlot(a.t, a.turn, &a.chunks[i]); !seen[s] {
 			seen[s] = true
 			order = append(order, s)
 		}

@@ -9,6 +9,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/aguitest/aguitest/internal/words"
 )
 
 // A Variant is a script an exploration runs: the script it was made from,
@@ -42,12 +44,12 @@ func (v Variant) String() string { return v.Name + " (" + v.Script.Plans() + ")"
 // Turns with a fault keep their plans and fragments: how far a stream gets
 // before it fails depends on them.
 //
-// The matrix covers, for each turn: splits (whole, one byte, one
-// character, one word, cuts inside characters and inside escapes, empty
-// deltas, random sizes), the shapes of known integration bugs (a call's
-// name and full arguments in one chunk, a call with no arguments sent no
-// argument delta, text between call fragments, calls one after another
-// with nothing between them), orders of parallel calls (round-robin,
+// The matrix covers, for each turn: first the shapes of known
+// integration bugs (a call's name and full arguments in one chunk, a call
+// with no arguments sent no argument delta, text between call fragments),
+// then splits (whole, one byte, one character, one word, cuts inside
+// characters and inside escapes, empty deltas, random sizes; calls one
+// after another with nothing between them), orders of parallel calls (round-robin,
 // reverse, seeded shuffles, schedules that start every call before any
 // arguments) with the text before, between and after the calls, and each
 // id style. Random plans draw each turn's split, order (schedules
@@ -250,27 +252,6 @@ func wholeOnly(ws []Wire) bool {
 	return true
 }
 
-// chunkSlot returns the stream a chunk of turn t belongs to: slotText,
-// slotReasoning, a call's index, or slotEnd.
-func chunkSlot(t *Turn, ti int, c *Chunk) int {
-	switch c.kind() {
-	case kindReasoning:
-		return slotReasoning
-	case kindText:
-		return slotText
-	case kindCall:
-		if c.Call.Index >= 0 {
-			return c.Call.Index
-		}
-		for n, call := range t.Calls {
-			if call.callID(ti, n) == c.Call.ID {
-				return n
-			}
-		}
-	}
-	return slotEnd
-}
-
 // starts returns the streams of turn ti in the order the client sees them
 // start: the order of their first chunks, but on a wire that sends calls
 // whole (Gemini) a call starts at its last chunk.
@@ -456,6 +437,15 @@ var matrix = func() []func(*Turn, int) Plan {
 	seq := Order{By: Sequential}
 	bytes4 := Split{By: Bytes, Size: 4}
 	m := []func(*Turn, int) Plan{
+		// First the shapes of known bugs, so that the smallest budget
+		// runs them: a call's name and full arguments in one chunk; a
+		// call without arguments sent no argument delta; text between
+		// the fragments of calls; calls interleaved.
+		uniform(Split{By: Whole, WithName: true}, seq, IDsFirst),
+		uniform(Split{By: Whole, WithName: true}, Order{By: Reverse}, IDsFirst),
+		uniform(Split{By: Bytes, Size: 4, WithName: true}, Order{By: RoundRobin}, IDsFirst),
+		uniform(Split{By: Whole, NoArgs: true}, seq, IDsFirst),
+		uniform(Split{By: Bytes, Size: 1}, Order{By: RoundRobin, Text: TextBetween}, IDsFirst),
 		// Fragments, each call whole after the other with nothing
 		// between them.
 		uniform(Split{By: Whole}, seq, IDsFirst),
@@ -466,14 +456,6 @@ var matrix = func() []func(*Turn, int) Plan {
 		uniform(Split{By: Bytes, Size: 5, Escapes: true}, seq, IDsFirst),
 		uniform(Split{By: Bytes, Size: 3, Empty: 1}, seq, IDsFirst),
 		uniform(Split{By: Random, Min: 1, Size: 6}, seq, IDsFirst),
-		// The shapes of known bugs: a call's name and full arguments in
-		// one chunk; a call without arguments sent no argument delta;
-		// text between the fragments of calls.
-		uniform(Split{By: Whole, WithName: true}, seq, IDsFirst),
-		uniform(Split{By: Whole, WithName: true}, Order{By: Reverse}, IDsFirst),
-		uniform(Split{By: Bytes, Size: 4, WithName: true}, Order{By: RoundRobin}, IDsFirst),
-		uniform(Split{By: Whole, NoArgs: true}, seq, IDsFirst),
-		uniform(Split{By: Bytes, Size: 1}, Order{By: RoundRobin, Text: TextBetween}, IDsFirst),
 	}
 	// Orders of parallel calls, the text before, between and after them.
 	for _, by := range []OrderKind{RoundRobin, Reverse, Shuffle} {
@@ -596,4 +578,118 @@ func randomSchedule(rng *rand.Rand, t *Turn, ti int, p Plan) string {
 		}
 	}
 	return strings.Join(entries, " ")
+}
+
+// Words says in words how the turns of s stream, as Plans does in the
+// script file's terms: "4-byte fragments, each call's arguments starting
+// in its first chunk; calls interleaved" for split=bytes/4+with-name
+// order=round-robin.
+func (s *Script) Words() string {
+	var parts []string
+	same := true
+	first := ""
+	for i := range s.Turns {
+		t := &s.Turns[i]
+		if t.Fault != nil || t.Reasoning == "" && t.text() == "" && len(t.Calls) == 0 {
+			continue
+		}
+		d := t.Plan.over(s.Plan).words(t)
+		if first == "" {
+			first = d
+		} else if d != first {
+			same = false
+		}
+		parts = append(parts, fmt.Sprintf("turn %d: %s", i+1, d))
+	}
+	switch {
+	case len(parts) == 0:
+		return "nothing streamed"
+	case same:
+		return first
+	}
+	return strings.Join(parts, "; ")
+}
+
+// words says plan p of turn t in words.
+func (p Plan) words(t *Turn) string {
+	sp := p.Split
+	calls := len(t.Calls)
+	size := func(def int) int {
+		if sp.Size > 0 {
+			return sp.Size
+		}
+		return def
+	}
+	var parts []string
+	switch sp.By {
+	case Whole:
+		if sp.WithName && calls > 0 {
+			parts = append(parts, "each call's name and arguments in one chunk")
+		} else {
+			parts = append(parts, "each stream whole")
+		}
+	case Runes:
+		parts = append(parts, fmt.Sprintf("%d-character fragments", size(8)))
+	case Words:
+		parts = append(parts, fmt.Sprintf("%d-word fragments", size(1)))
+	case Random:
+		lo := sp.Min
+		if lo <= 0 {
+			lo = 1
+		}
+		parts = append(parts, fmt.Sprintf("random fragments of %d to %d bytes (seed %d)", lo, size(16), p.Seed))
+	default:
+		parts = append(parts, fmt.Sprintf("%d-byte fragments", size(8)))
+	}
+	if sp.WithName && sp.By != Whole && calls > 0 {
+		parts = append(parts, "each call's arguments starting in its first chunk")
+	}
+	if sp.MidRune {
+		parts = append(parts, "cut inside characters")
+	}
+	if sp.Escapes {
+		parts = append(parts, "cut inside escapes")
+	}
+	if sp.Empty > 0 {
+		parts = append(parts, fmt.Sprintf("an empty delta after every %s", words.Count(sp.Empty, "fragment", "fragments")))
+	}
+	if sp.NoArgs && calls > 0 {
+		parts = append(parts, "no argument delta for a call without arguments")
+	}
+	out := strings.Join(parts, ", ")
+	var order []string
+	if calls > 1 {
+		switch p.Order.By {
+		case RoundRobin:
+			order = append(order, "calls interleaved")
+		case Reverse:
+			order = append(order, "calls last first")
+		case Shuffle:
+			order = append(order, fmt.Sprintf("calls shuffled (seed %d)", p.Seed))
+		case Scheduled:
+			order = append(order, "scheduled "+p.Order.Schedule)
+		default:
+			order = append(order, "calls one after another")
+		}
+	}
+	if calls > 0 && (t.text() != "" || len(t.Fragments) > 0) && p.Order.By != Scheduled {
+		switch p.Order.Text {
+		case TextBetween:
+			order = append(order, "text between the calls")
+		case TextAfter:
+			order = append(order, "text after the calls")
+		}
+	}
+	if calls > 0 {
+		switch p.IDs {
+		case IDsEvery:
+			order = append(order, "the id on every delta")
+		case IDsNoIndex:
+			order = append(order, "no index")
+		}
+	}
+	if len(order) > 0 {
+		out += "; " + strings.Join(order, ", ")
+	}
+	return out
 }

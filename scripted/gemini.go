@@ -320,7 +320,7 @@ func (e *geminiEncoder) chunk(b []byte, a *answer, i int) []byte {
 		part = appendString(append(part, `{"text":`...), e.whole(carryKey{kind: kindReasoning}, c.Reasoning))
 		part = append(part, `,"thought":true}`...)
 	case kindCall:
-		slot := slotOf(a, c)
+		slot := chunkSlot(a.t, a.turn, c)
 		if e.last[slot] != i {
 			return b
 		}

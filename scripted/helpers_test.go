@@ -2,7 +2,10 @@ package scripted
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
+	"io"
+	"net/http"
 	"strings"
 	"testing"
 )
@@ -146,4 +149,58 @@ func reassemble(chunks []Chunk) joined {
 
 func userRequest(content string) Request {
 	return Request{Messages: []Message{{Role: "user", Content: content}}}
+}
+
+// post posts body to url with the credentials every wire looks for (a
+// bearer token, Azure's api-key), and returns the response and its body.
+func post(t *testing.T, url, body string) (*http.Response, string) {
+	t.Helper()
+	req, err := http.NewRequest("POST", url, strings.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Authorization", "Bearer test")
+	req.Header.Set("Api-Key", "test")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatalf("reading the body: %v", err)
+	}
+	return resp, string(b)
+}
+
+// canonicalJSON re-encodes a JSON text with sorted keys, as a client that
+// hands out arguments as an object (genai) gives them back.
+func canonicalJSON(s string) string {
+	var v any
+	if err := json.Unmarshal([]byte(s), &v); err != nil {
+		return s
+	}
+	b, _ := json.Marshal(v)
+	return string(b)
+}
+
+const streamBody = `{"model":"m","stream":true,"stream_options":{"include_usage":true},"messages":[{"role":"user","content":"hi"}]}`
+
+// benchTurn is a turn with three parallel calls of about 200 bytes of
+// arguments each, cut in 8-byte fragments.
+func benchTurn(i int) Turn {
+	var calls []Call
+	for n := range 3 {
+		calls = append(calls, Call{Name: "tool", Args: fmt.Sprintf(`{"turn":%d,"call":%d,"text":%q}`, i, n, strings.Repeat("lorem ipsum ", 15))})
+	}
+	return Turn{Text: "Calling three tools.", Calls: calls, Plan: Plan{Split: Split{Size: 8}, Order: Order{By: RoundRobin}}}
+}
+
+func benchScript(n int) Script {
+	s := Script{Turns: make([]Turn, n)}
+	for i := range s.Turns {
+		s.Turns[i] = benchTurn(i)
+	}
+	return s
 }

@@ -218,7 +218,7 @@ func (e *ollamaEncoder) chunk(b []byte, a *answer, i int) []byte {
 		b = appendOllamaDone(b, a, e.finish)
 		return append(b, '\n')
 	case kindCall:
-		slot := slotOf(a, c)
+		slot := chunkSlot(a.t, a.turn, c)
 		if e.last[slot] != i {
 			return b
 		}

@@ -435,7 +435,7 @@ func (e *responsesEncoder) chunk(b []byte, a *answer, i int) []byte {
 	case kindUsage:
 		return b
 	}
-	slot := slotOf(a, c)
+	slot := chunkSlot(a.t, a.turn, c)
 	idx, open := e.index[slot]
 	if !open {
 		idx = e.next

@@ -8,6 +8,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/aguitest/aguitest/internal/jsonpointer"
 )
 
 // A schema is what the call generator reads of a tool's JSON Schema: the
@@ -243,7 +245,7 @@ func (r *schemaReader) read(raw json.RawMessage, path string) (*schema, error) {
 			return nil, r.fail(path, "properties", "not an object")
 		}
 		for _, name := range porder {
-			ps, err := r.read(pm[name], path+"/properties/"+escapePointer(name))
+			ps, err := r.read(pm[name], path+"/properties/"+jsonpointer.Escape(name))
 			if err != nil {
 				return nil, err
 			}
@@ -470,7 +472,7 @@ func (r *schemaReader) resolve(ref, path string) (json.RawMessage, error) {
 		return cur, nil
 	}
 	for _, seg := range strings.Split(strings.TrimPrefix(p, "/"), "/") {
-		seg = strings.ReplaceAll(strings.ReplaceAll(seg, "~1", "/"), "~0", "~")
+		seg = jsonpointer.Unescape(seg)
 		var m map[string]json.RawMessage
 		if json.Unmarshal(cur, &m) != nil {
 			var a []json.RawMessage
@@ -493,10 +495,6 @@ func (r *schemaReader) resolve(ref, path string) (json.RawMessage, error) {
 func mustJSON(v any) []byte {
 	b, _ := json.Marshal(v)
 	return b
-}
-
-func escapePointer(s string) string {
-	return strings.ReplaceAll(strings.ReplaceAll(s, "~", "~0"), "/", "~1")
 }
 
 // jsonType is the JSON Schema type of a JSON value.

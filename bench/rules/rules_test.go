@@ -10,6 +10,7 @@ package rules
 import (
 	"fmt"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -20,22 +21,27 @@ import (
 )
 
 // inputs are what the recorder searches: the events of a streamed answer
-// (BenchmarkMiddleware's), prose and code (the README), and a provider's
-// response chunks.
+// (BenchmarkMiddleware's), prose and code (the README and the guides in
+// docs/), and a provider's response chunks.
 func inputs(b *testing.B) map[string][]string {
 	events := make([]string, 10_000)
 	for i := range events {
 		events[i] = agui.NewTextMessageContent("msg-0123456789", fmt.Sprintf("token %d of a streamed answer, ", i)).String()
 	}
-	readme, err := os.ReadFile("../../README.md")
-	if err != nil {
-		b.Fatal(err)
+	docs, _ := filepath.Glob("../../docs/*.md")
+	var prose []string
+	for _, f := range append([]string{"../../README.md"}, docs...) {
+		text, err := os.ReadFile(f)
+		if err != nil {
+			b.Fatal(err)
+		}
+		prose = append(prose, string(text))
 	}
 	var sse strings.Builder
 	for i := 0; i < 4000; i++ {
 		fmt.Fprintf(&sse, "data: {\"id\":\"chatcmpl-1\",\"object\":\"chat.completion.chunk\",\"choices\":[{\"index\":0,\"delta\":{\"content\":\"word%d \"}}]}\n\n", i)
 	}
-	return map[string][]string{"events": events, "prose": {string(readme)}, "provider": {sse.String()}}
+	return map[string][]string{"events": events, "prose": {strings.Join(prose, "\n")}, "provider": {sse.String()}}
 }
 
 func size(texts []string) int64 {

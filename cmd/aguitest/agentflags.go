@@ -23,10 +23,12 @@ type agentFlags struct {
 	cmd, url, llm, dir, path string
 	startTimeout, timeout    time.Duration
 	profile                  string
+	client                   string
 	allow, enable            listFlag
 	allowHosts               listFlag
 	plans                    int
 	seed                     uint64
+	ignoreState              listFlag
 	record                   string
 	json, junit              string
 
@@ -66,10 +68,12 @@ func (a *agentFlags) flags() []agentFlag {
 		{"allow-host", "HOST", &a.allowHosts, "with --cmd: a host other than this machine COMMAND may\nreach; repeatable. Every other request it makes to one\n(through HTTP_PROXY, HTTPS_PROXY, or from Node) is\nrefused and fails the " + d.unit},
 		{"timeout", "D", value(&a.timeout), d.timeout},
 		{"profile", "P", value(&a.profile), "the verifier's profile: strict (default) or reference"},
+		{"client", "VERSION", value(&a.client), "the @ag-ui/client version to check against: 1.0.0\nor 0.0.59 (pinned by CopilotKit 1.74/1.75); default:\nevery supported version under strict, 1.0.0 under\nreference"},
 		{"allow", "RULE,...", &a.allow, "verifier rules to waive"},
 		{"enable", "RULE,...", &a.enable, "opt-in verifier rules to turn on:\n" + optInRules()},
 		{"plans", "N", value(&a.plans), d.plans},
 		{"seed", "S", value(&a.seed), "the seed of the random plans (default 1)"},
+		{"ignore-state", "POINTER", &a.ignoreState, "a part of the client's state, as a JSON Pointer\n(/messages), that may differ from plan to plan;\nrepeatable"},
 		{"record", "DIR", value(&a.record), "keep each " + d.unit + "'s recording in " + d.record + "\n(for aguitest show)"},
 		{"json", "FILE", value(&a.json), "also write the report to FILE as JSON Lines (\"-\":\nstandard output, which then shows nothing else)"},
 		{"junit", "FILE", value(&a.junit), "also write the report to FILE as JUnit XML, for CI\n(\"-\": standard output)"},
@@ -94,6 +98,11 @@ func (a *agentFlags) parsed(fs *flag.FlagSet) error {
 		if f.name != "-" && strings.HasPrefix(f.name, "-") {
 			// "--json --only text" would write a file named --only.
 			return fmt.Errorf("--%s takes a FILE (\"-\" for standard output), not %q", f.flag, f.name)
+		}
+	}
+	for _, p := range a.ignoreState.values {
+		if p != "" && !strings.HasPrefix(p, "/") {
+			return fmt.Errorf("--ignore-state %q is not a JSON Pointer: it does not start with / (the state's member messages is /messages)", p)
 		}
 	}
 	if a.json == "-" && a.junit == "-" {
@@ -210,6 +219,7 @@ func (a *agentFlags) agent() (agent harness.Agent, name, modelAddr string, err e
 type checks struct {
 	// profile is nil when --profile was not given.
 	profile       *agui.Profile
+	client        agui.Client // "" when --client was not given
 	allow, enable []agui.Rule
 }
 
@@ -224,6 +234,11 @@ func (a *agentFlags) checks() (checks, error) {
 		c.profile = &p
 	}
 	var err error
+	if a.given["client"] {
+		if c.client, err = agui.ParseClient(a.client); err != nil {
+			return c, fmt.Errorf("--client: %v", err)
+		}
+	}
 	if c.allow, err = agui.ParseRules(a.allow.String()); err != nil {
 		return c, fmt.Errorf("--allow: %v", err)
 	}
@@ -246,23 +261,29 @@ func (a *agentFlags) runTimeout() (time.Duration, error) {
 	return a.timeout, nil
 }
 
-// exploration reads --plans and --seed: nil for no exploration. Without
-// --plans, it is the command's default of def plans (0: none; less: none
-// from the flags, what to explore is the command's to say).
+// exploration reads --plans and --seed. Without --plans, def says what
+// the command explores: def plans (def > 0), the harness's default
+// exploration (0: nil, or its budget with --seed's seed), or what each
+// case says (def < 0: nil). --plans 0 turns exploration off.
 func (a *agentFlags) exploration(def int) (*harness.Explore, error) {
-	plans := a.plans
 	if !a.given["plans"] {
-		plans = def
-	}
-	switch {
-	case plans < 0 && a.given["plans"]:
-		return nil, fmt.Errorf("--plans %d is negative", plans)
-	case plans == 0 && a.given["seed"]:
-		return nil, fmt.Errorf("--seed goes with --plans N")
-	case plans <= 0:
+		switch {
+		case def > 0:
+			return &harness.Explore{Plans: def, Seed: a.seed}, nil
+		case def == 0 && a.given["seed"]:
+			return &harness.Explore{Seed: a.seed}, nil
+		}
 		return nil, nil
 	}
-	return &harness.Explore{Plans: plans, Seed: a.seed}, nil
+	switch {
+	case a.plans < 0:
+		return nil, fmt.Errorf("--plans %d is negative", a.plans)
+	case a.plans == 0 && a.given["seed"]:
+		return nil, fmt.Errorf("--seed goes with exploration, which --plans 0 turns off")
+	case a.plans == 0:
+		return &harness.Explore{Off: true}, nil
+	}
+	return &harness.Explore{Plans: a.plans, Seed: a.seed}, nil
 }
 
 // reports are the files of --json and --junit, open.

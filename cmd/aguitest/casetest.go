@@ -21,8 +21,8 @@ var testDefaults = agentDefaults{
 	unit: "case",
 	timeout: `each run's bound (default: the file's timeout:, or
 ` + conform.DefaultTimeout.String() + `): a run that takes longer hangs`,
-	plans: `explore every case under N other plans of its script
-(default: as the case's explore: says, or none; 0: none)`,
+	plans: fmt.Sprintf(`explore every case under N other plans of its script
+(default: as the case's explore: says, or %d; 0: none)`, harness.DefaultPlans),
 	record: "DIR/NAME, NAME the\nfile's name",
 }
 
@@ -167,7 +167,7 @@ func cmdTest(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	exit := 0
 	var suites []suite
 	for _, f := range loaded {
-		o := harness.Options{Dir: f.GoldenDir(), Update: *update, Timeout: f.Timeout, ModelAddr: llm}
+		o := harness.Options{Dir: f.GoldenDir(), Update: *update, Timeout: f.Timeout, ModelAddr: llm, IgnoreState: af.ignoreState.values}
 		if timeout > 0 {
 			o.Timeout = timeout
 		}
@@ -183,13 +183,19 @@ func cmdTest(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 			switch {
 			case explore != nil:
 				c.Explore = explore
-			case c.Explore != nil && af.given["seed"]:
-				x := *c.Explore
+			case af.given["seed"]:
+				var x harness.Explore
+				if c.Explore != nil {
+					x = *c.Explore
+				}
 				x.Seed = af.seed
 				c.Explore = &x
 			}
 			if ch.profile != nil {
 				c.Profile = *ch.profile
+			}
+			if ch.client != "" {
+				c.Client = ch.client
 			}
 			c.Allow = append(c.Allow, ch.allow...)
 			c.Enable = append(c.Enable, ch.enable...)

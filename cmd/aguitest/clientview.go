@@ -1,12 +1,17 @@
 package main
 
 import (
+	"bufio"
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
+	"os"
 
 	"github.com/aguitest/aguitest/agui"
+	"github.com/aguitest/aguitest/recorder"
+	"github.com/aguitest/aguitest/replay"
 )
 
 // heldRun is what a frontend holds at the end of a run: its messages
@@ -14,10 +19,10 @@ import (
 type heldRun struct {
 	messages json.RawMessage
 	state    json.RawMessage
-	// byID holds the messages by id (the first of an id), decoded.
-	byID map[string]map[string]any
-	// owner maps each call id to the message that holds it.
-	owner map[string]string
+	// view answers what the client holds of a message or call, as the
+	// messages' JSON says it (each lookup in time that does not grow
+	// with the messages).
+	view *agui.View
 	// stopped says where and why the client's pipeline stopped in this
 	// run (its verifier rejected an event, or its view could not go on);
 	// earlier says it stopped in an earlier run of the same response.
@@ -27,125 +32,125 @@ type heldRun struct {
 	warnings []string
 }
 
-// assemble runs the client over each run of src. A recorded run starts
-// from its request's messages and state; a run with no request, from what
-// the client held after the run before. The runs of a stream are one
-// response: the client goes through them in one request, and stops for
-// good where its verifier (the Reference profile) or its view stops.
-func assemble(src *source) {
-	var v *agui.View
-	var ver *agui.Verifier
-	stopped := false
-	offset := 0 // events before the run, in a stream's numbering
-	for _, r := range src.runs {
-		switch {
-		case r.input != nil:
-			v = agui.NewView(*r.input)
-			ver, stopped = agui.NewVerifier(agui.Options{Profile: agui.Reference}), false
-		case v == nil:
-			v = agui.NewView(agui.RunAgentInput{})
-			ver = agui.NewVerifier(agui.Options{Profile: agui.Reference})
-		case src.format == "recording":
-			v.AddMessages() // a request of its own
-			ver, stopped = agui.NewVerifier(agui.Options{Profile: agui.Reference}), false
-		}
-		if src.format == "recording" {
-			offset = 0
-		}
-		c := &heldRun{earlier: stopped}
-		warned := len(v.Warnings())
-		for i, e := range r.raw {
-			if stopped {
-				break
-			}
-			n := offset + i + 1
-			if vs := ver.Push(e); len(vs) > 0 {
-				c.stopped = fmt.Sprintf("event %d (%s): %s: %s", n, e.Type(), vs[0].Rule, vs[0].Message)
-				stopped = true
-				break
-			}
-			if err := v.Apply(e); err != nil {
-				c.stopped = fmt.Sprintf("event %d (%s): %v", n, e.Type(), err)
-				stopped = true
-				break
-			}
-		}
-		offset += len(r.raw)
-		c.held(v)
-		for _, w := range v.Warnings()[warned:] {
-			c.warnings = append(c.warnings, w.Message)
-		}
-		r.client = c
+// An assembler runs the client over the runs of a stream or a recording,
+// one event at a time. A recorded run starts from its request's messages
+// and state; a run with no request, from what the client held after the
+// run before. The runs of a stream are one response: the client goes
+// through them in one request, and stops for good where its verifier (the
+// Reference profile) or its view stops.
+type assembler struct {
+	recording bool
+	client    agui.Client // the client version whose view and verifier run
+	v         *agui.View
+	ver       *agui.Verifier
+	stopped   bool
+	offset    int // events before the run, in a stream's numbering
+	// the run in progress
+	c      *heldRun
+	warned int
+	i      int
+}
+
+// begin starts a run; input is its recorded request, or nil.
+func (a *assembler) begin(input *agui.RunAgentInput) {
+	switch {
+	case input != nil:
+		a.v = agui.NewClientView(a.client, *input)
+		a.ver, a.stopped = agui.NewVerifier(agui.Options{Profile: agui.Reference, Client: a.client}), false
+	case a.v == nil:
+		a.v = agui.NewClientView(a.client, agui.RunAgentInput{})
+		a.ver = agui.NewVerifier(agui.Options{Profile: agui.Reference, Client: a.client})
+	case a.recording:
+		a.v.AddMessages() // a request of its own
+		a.ver, a.stopped = agui.NewVerifier(agui.Options{Profile: agui.Reference, Client: a.client}), false
+	}
+	if a.recording {
+		a.offset = 0
+	}
+	a.c = &heldRun{earlier: a.stopped}
+	a.warned = len(a.v.Warnings())
+	a.i = 0
+}
+
+// push gives the client the run's next event, as it came.
+func (a *assembler) push(e agui.Event) {
+	n := a.offset + a.i + 1
+	a.i++
+	if a.stopped {
+		return
+	}
+	if vs := a.ver.Push(e); len(vs) > 0 {
+		a.c.stopped = fmt.Sprintf("event %d (%s): %s: %s", n, e.Type(), vs[0].Rule, vs[0].Message)
+		a.stopped = true
+		return
+	}
+	if err := a.v.Apply(e); err != nil {
+		a.c.stopped = fmt.Sprintf("event %d (%s): %v", n, e.Type(), err)
+		a.stopped = true
 	}
 }
 
-// held fills in what the client holds in v: messages, state, and the
-// messages and calls by id.
+// end ends the run and returns what the client holds at its end.
+func (a *assembler) end() *heldRun {
+	a.offset += a.i
+	c := a.c
+	c.held(a.v)
+	for _, w := range a.v.Warnings()[a.warned:] {
+		c.warnings = append(c.warnings, w.Message)
+	}
+	a.c = nil
+	return c
+}
+
+// assemble runs the client over each run of src (see assembler).
+func assemble(src *source) {
+	a := &assembler{recording: src.format == "recording", client: src.client}
+	for _, r := range src.runs {
+		a.begin(r.input)
+		for _, e := range r.raw {
+			a.push(e)
+		}
+		r.client = a.end()
+	}
+}
+
+// held fills in what the client holds in v at the end of a run.
 func (c *heldRun) held(v *agui.View) {
 	c.messages, c.state = v.MessagesJSON(), v.State()
-	c.byID, c.owner = map[string]map[string]any{}, map[string]string{}
-	var list []map[string]any
-	_ = json.Unmarshal(c.messages, &list)
-	for _, m := range list {
-		id, _ := m["id"].(string)
-		if _, dup := c.byID[id]; !dup {
-			c.byID[id] = m
-		}
-		calls, _ := m["toolCalls"].([]any)
-		for _, x := range calls {
-			if call, ok := x.(map[string]any); ok {
-				if cid, ok := call["id"].(string); ok {
-					if _, dup := c.owner[cid]; !dup {
-						c.owner[cid] = id
-					}
-				}
-			}
-		}
-	}
+	c.view = v
 }
 
 // content returns a message's text as the client holds it, and whether it
 // has text.
 func (c *heldRun) content(id string) (string, bool) {
-	if c == nil {
+	if c == nil || c.view == nil {
 		return "", false
 	}
-	s, ok := c.byID[id]["content"].(string)
-	return s, ok
+	return c.view.MessageContent(id)
 }
 
 // arguments returns a call's arguments as the client holds them.
 func (c *heldRun) arguments(callID string) (string, bool) {
-	if c == nil {
+	if c == nil || c.view == nil {
 		return "", false
 	}
-	calls, _ := c.byID[c.owner[callID]]["toolCalls"].([]any)
-	for _, x := range calls {
-		call, _ := x.(map[string]any)
-		if call["id"] == callID {
-			fn, _ := call["function"].(map[string]any)
-			s, ok := fn["arguments"].(string)
-			return s, ok
-		}
-	}
-	return "", false
+	return c.view.CallArguments(callID)
 }
 
 // calls returns the ids of a message's calls as the client holds them.
 func (c *heldRun) calls(id string) []string {
-	if c == nil {
+	if c == nil || c.view == nil {
 		return nil
 	}
-	var ids []string
-	list, _ := c.byID[id]["toolCalls"].([]any)
-	for _, x := range list {
-		if call, ok := x.(map[string]any); ok {
-			if cid, ok := call["id"].(string); ok {
-				ids = append(ids, cid)
-			}
-		}
+	return c.view.MessageCallIDs(id)
+}
+
+// owner returns the id of the message that holds a call.
+func (c *heldRun) owner(callID string) (string, bool) {
+	if c == nil || c.view == nil {
+		return "", false
 	}
-	return ids
+	return c.view.CallOwner(callID)
 }
 
 // writeMessages prints, for each run, one JSON line: the run, the messages
@@ -153,27 +158,177 @@ func (c *heldRun) calls(id string) []string {
 // warned about.
 func writeMessages(w io.Writer, src *source) error {
 	for _, r := range src.runs {
-		c := r.client
-		line := struct {
-			Run      string          `json:"run,omitempty"`
-			Thread   string          `json:"thread,omitempty"`
-			Messages json.RawMessage `json:"messages"`
-			State    json.RawMessage `json:"state"`
-			Stopped  string          `json:"stopped,omitempty"`
-			Warnings []string        `json:"warnings,omitempty"`
-		}{Run: r.id, Thread: r.thread, Messages: c.messages, State: c.state, Stopped: c.stopped, Warnings: c.warnings}
-		if c.earlier {
-			line.Stopped = "the client stopped in an earlier run of this response"
-		}
-		var b bytes.Buffer
-		enc := json.NewEncoder(&b)
-		enc.SetEscapeHTML(false)
-		if err := enc.Encode(line); err != nil {
+		if err := writeMessageLine(w, r.id, r.thread, r.client); err != nil {
 			return err
 		}
-		if _, err := w.Write(b.Bytes()); err != nil {
+	}
+	return nil
+}
+
+// writeMessageLine prints one run's line of show --messages.
+func writeMessageLine(w io.Writer, run, thread string, c *heldRun) error {
+	line := struct {
+		Run      string          `json:"run,omitempty"`
+		Thread   string          `json:"thread,omitempty"`
+		Messages json.RawMessage `json:"messages"`
+		State    json.RawMessage `json:"state"`
+		Stopped  string          `json:"stopped,omitempty"`
+		Warnings []string        `json:"warnings,omitempty"`
+	}{Run: run, Thread: thread, Messages: c.messages, State: c.state, Stopped: c.stopped, Warnings: c.warnings}
+	if c.earlier {
+		line.Stopped = "the client stopped in an earlier run of this response"
+	}
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(line); err != nil {
+		return err
+	}
+	_, err := w.Write(b.Bytes())
+	return err
+}
+
+// streamMessages prints show --messages of one input as it reads it, as
+// writeMessages prints it of the input read whole (readSource, assemble):
+// memory holds what the client holds, not the events.
+func streamMessages(name string, stdin io.Reader, w io.Writer, client agui.Client) error {
+	var in io.Reader
+	display := name
+	if name == "-" {
+		display = "<stdin>"
+		in = stdin
+	} else {
+		f, err := os.Open(name)
+		if err != nil {
 			return err
 		}
+		defer f.Close()
+		in = f
+	}
+	br := bufio.NewReaderSize(in, 64<<10)
+	head, _ := br.Peek(4096)
+	if recorder.IsRecording(head) {
+		return streamRecordingMessages(display, br, w, client)
+	}
+	r := agui.NewReader(br, display)
+	a := &assembler{client: client}
+	var x agui.Expander
+	// The runs are cut before each RUN_STARTED that follows other
+	// events, as splitRuns cuts them; the events before the first that
+	// expands to any are the first run's only when none does.
+	var lead []agui.Event
+	started, hasEvents := false, false
+	var id, thread string
+	for {
+		e, err := r.Next()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			var fe *agui.FrameError
+			if errors.As(err, &fe) {
+				continue
+			}
+			return err
+		}
+		out, xerr := x.Push(e)
+		if xerr != nil {
+			out = []agui.Event{e}
+		}
+		if len(out) == 0 {
+			if !hasEvents {
+				lead = append(lead, e)
+			} else {
+				a.push(e)
+			}
+			continue
+		}
+		if !started {
+			started = true
+			a.begin(nil)
+		}
+		// The raw event goes to the run its RUN_STARTED starts (a
+		// chunk's END may come before it).
+		for k, ex := range out {
+			if ex.Type() == agui.RunStarted && (hasEvents || k > 0) {
+				if err := writeMessageLine(w, id, thread, a.end()); err != nil {
+					return err
+				}
+				a.begin(nil)
+				id, thread = "", ""
+			}
+		}
+		for _, ex := range out {
+			if ex.Type() == agui.RunStarted && id == "" {
+				id, thread = ex.RunID(), ex.ThreadID()
+			}
+		}
+		hasEvents = true
+		lead = nil
+		a.push(e)
+	}
+	if r.Format() == "" {
+		return fmt.Errorf("%s: no events: %s", display, received(head))
+	}
+	if !started {
+		a.begin(nil)
+		for _, e := range lead {
+			a.push(e)
+		}
+	}
+	return writeMessageLine(w, id, thread, a.end())
+}
+
+// streamRecordingMessages is streamMessages of a recording: each run is
+// printed when it ends.
+func streamRecordingMessages(name string, in io.Reader, w io.Writer, client agui.Client) error {
+	rd := recorder.NewReader(in, name)
+	a := &assembler{recording: true, client: client}
+	runs, problems := 0, 0
+	for run, err := range replay.Runs(rd) {
+		if err != nil {
+			if rd.Err() != nil {
+				return err
+			}
+			problems++
+			continue
+		}
+		var input *agui.RunAgentInput
+		if run.Request != nil && len(run.Request.Input) > 0 {
+			var in agui.RunAgentInput
+			if json.Unmarshal(run.Request.Input, &in) == nil {
+				input = &in
+			}
+		}
+		a.begin(input)
+		var x agui.Expander
+		var thread string
+		found := false // the first RUN_STARTED names the thread
+		for _, re := range run.Events {
+			if len(re.Event.Raw()) == 0 {
+				problems++
+				continue
+			}
+			a.push(re.Event)
+			if !found {
+				out, err := x.Push(re.Event)
+				if err != nil {
+					out = []agui.Event{re.Event}
+				}
+				for _, ex := range out {
+					if ex.Type() == agui.RunStarted && !found {
+						found, thread = true, ex.ThreadID()
+					}
+				}
+			}
+		}
+		runs++
+		if err := writeMessageLine(w, run.ID, thread, a.end()); err != nil {
+			return err
+		}
+	}
+	if runs == 0 && problems == 0 {
+		return fmt.Errorf("%s: the recording holds no runs", name)
 	}
 	return nil
 }

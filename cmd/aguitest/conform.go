@@ -23,10 +23,10 @@ import (
 var conformDefaults = agentDefaults{
 	unit:    "scenario",
 	timeout: "each run's bound (default " + conform.DefaultTimeout.String() + "): a run that takes\nlonger hangs",
-	plans: `also run each scenario that streams an answer under N
-other plans of its script (exploration; default 0: none);
-every plan must verify and leave the client with the
-same view`,
+	plans: fmt.Sprintf(`also run each scenario that streams an answer under N
+other plans of its script (exploration; default %d, the
+known bugs' shapes first; 0: none); every plan must
+verify and leave the client with the same view`, harness.DefaultPlans),
 	record: "DIR",
 }
 
@@ -131,8 +131,12 @@ func cmdConform(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if ch.profile != nil {
 		cfg.Profile = *ch.profile
 	}
+	if ch.client != "" {
+		cfg.Client = ch.client
+	}
 	cfg.Allow = append(cfg.Allow, ch.allow...)
 	cfg.Enable = append(cfg.Enable, ch.enable...)
+	cfg.IgnoreState = append(cfg.IgnoreState, af.ignoreState.values...)
 	cfg.Only = append(cfg.Only, only.values...)
 	cfg.Skip = append(cfg.Skip, skip.values...)
 	timeout, err := af.runTimeout()
@@ -145,7 +149,7 @@ func cmdConform(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if err := cfg.CheckPatterns(); err != nil {
 		return fail("%v", err)
 	}
-	if x, err := af.exploration(0); err != nil {
+	if x, err := af.exploration(harness.DefaultPlans); err != nil {
 		return fail("%v", err)
 	} else if x != nil {
 		cfg.Explore = x

@@ -207,7 +207,7 @@ func (d *demo) run() int {
 		return d.fail(err)
 	}
 	// The recording must read back with the same events.
-	src, err := readSource(recPath, nil, agui.Strict)
+	src, err := readSource(recPath, nil, agui.Options{})
 	if err != nil {
 		return d.fail(err)
 	}

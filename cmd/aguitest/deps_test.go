@@ -1,6 +1,7 @@
 package main
 
 import (
+	"os"
 	"os/exec"
 	"path/filepath"
 	"runtime"
@@ -92,4 +93,53 @@ func TestLibraryImports(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestLibraryModuleRequirements: the library's go.mod requires only what
+// the library's own packages and their tests import. The examples, the
+// provider bridges (agent/openaichat, ...), the command, the benchmarks and
+// the tests that run the providers' SDKs (internal/sdktest) are modules of
+// their own, so that a user of the library downloads no provider SDK.
+func TestLibraryModuleRequirements(t *testing.T) {
+	root, err := filepath.Abs("../..")
+	require.NoError(t, err)
+	cmd := exec.Command(goCommand(t), "list", "-deps", "-test", "-f", "{{with .Module}}{{.Path}}{{end}}", "./...")
+	cmd.Dir = root
+	cmd.Env = append(os.Environ(), "GOWORK=off")
+	out, err := cmd.CombinedOutput()
+	require.NoError(t, err, "the library module alone (GOWORK=off) must build with its tests: go list: %s", out)
+	used := map[string]bool{}
+	for _, m := range strings.Fields(string(out)) {
+		used[m] = true
+	}
+	mod, err := os.ReadFile(filepath.Join(root, "go.mod"))
+	require.NoError(t, err)
+	direct := requirements(string(mod))
+	require.NotEmpty(t, direct, "no requirements read from go.mod")
+	for _, r := range direct {
+		assert.True(t, used[r], "go.mod requires %s, which no package of the library module or its tests imports", r)
+		for _, sdk := range []string{"github.com/openai/", "github.com/anthropics/", "github.com/sashabaranov/", "google.golang.org/genai", "github.com/aws/", "github.com/ollama/", "cloud.google.com/"} {
+			assert.False(t, strings.HasPrefix(r, sdk), "the library module requires the provider SDK %s", r)
+		}
+	}
+}
+
+// requirements returns the modules a go.mod requires directly.
+func requirements(mod string) []string {
+	var out []string
+	block := false
+	for _, l := range strings.Split(mod, "\n") {
+		l = strings.TrimSpace(l)
+		switch {
+		case l == "require (":
+			block = true
+		case block && l == ")":
+			block = false
+		case block && l != "" && !strings.Contains(l, "// indirect"):
+			out = append(out, strings.Fields(l)[0])
+		case strings.HasPrefix(l, "require ") && !strings.Contains(l, "// indirect"):
+			out = append(out, strings.Fields(l)[1])
+		}
+	}
+	return out
 }

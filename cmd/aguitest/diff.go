@@ -11,7 +11,7 @@ import (
 	"github.com/aguitest/aguitest/internal/words"
 )
 
-const diffUsage = `usage: aguitest diff [--view merged|wire] A B
+const diffUsage = `usage: aguitest diff [--view merged|wire] [--client VERSION] A B
 
 Compares two recordings or AG-UI streams (any mix of recordings, JSON
 arrays, JSON Lines, server-sent events and protobuf frames; "-" reads
@@ -28,6 +28,10 @@ order.
 
 Flags (before or after the files):
   --view V       merged (default) or wire
+  --client VERSION
+                 read the streams as this @ag-ui/client version does (its
+                 chunk expansion): 1.0.0 (default) or 0.0.59 (pinned by
+                 CopilotKit 1.74/1.75)
 
 Example:
   aguitest diff prod-run.jsonl rerun.sse
@@ -40,6 +44,7 @@ func cmdDiff(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("diff", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
 	view := fs.String("view", "merged", "merged or wire")
+	client := fs.String("client", "", "the @ag-ui/client version")
 	if code := parseFlags(fs, args, diffUsage, stdout, stderr); code >= 0 {
 		return code
 	}
@@ -53,6 +58,15 @@ func cmdDiff(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "aguitest diff: --view must be merged or wire, not %q\n", *view)
 		return 2
 	}
+	var opt agui.Options
+	if *client != "" {
+		c, err := agui.ParseClient(*client)
+		if err != nil {
+			fmt.Fprintf(stderr, "aguitest diff: --client: %v\n", err)
+			return 2
+		}
+		opt.Client = c
+	}
 	if fs.NArg() != 2 {
 		fmt.Fprintf(stderr, "aguitest diff: want two files A and B, got %s\n\n%s", plural(fs.NArg(), "argument"), diffUsage)
 		return 2
@@ -63,7 +77,7 @@ func cmdDiff(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 	var entries [2][]golden.Entry
 	for i, name := range fs.Args() {
-		src, err := readSource(name, stdin, agui.Strict)
+		src, err := readSource(name, stdin, opt)
 		if err != nil {
 			fmt.Fprintf(stderr, "aguitest diff: %v\n", err)
 			return 2

@@ -105,7 +105,7 @@ func TestTranscriptInColourEscapesData(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "s.jsonl")
 	os.WriteFile(path, stream.Bytes(), 0o644)
 	var out bytes.Buffer
-	if err := showInput(path, nil, agui.Strict, &transcript{w: &out, pal: palette{on: true}}, nil); err != nil {
+	if err := showInput(path, nil, agui.Options{}, &transcript{w: &out, pal: palette{on: true}}, nil); err != nil {
 		t.Fatal(err)
 	}
 	sgr := regexp.MustCompile(`\x1b\[[0-9;]*m`)

@@ -23,7 +23,7 @@ var exploreDefaults = agentDefaults{
 	unit:    "script",
 	timeout: "how long one run may take (default 1m)",
 	plans: fmt.Sprintf(`plans to run besides the script's own
-(default %d; 0: its own alone)`, harness.DefaultPlans),
+(default %d; 0: its own alone)`, explorePlans),
 	record: "DIR",
 }
 
@@ -73,6 +73,10 @@ Exit codes: 0 the agent passes under every plan, 1 it fails under one (or
 cannot be explored), 2 bad usage, an invalid script or an agent that cannot
 be started.
 `
+
+// explorePlans is explore's budget when --plans does not say: larger
+// than the harness's default, since exploring is what it is asked.
+const explorePlans = 100
 
 // fidelityNames lists the fidelity checks --relax takes.
 func fidelityNames() string {
@@ -127,7 +131,7 @@ func runExplore(ctx context.Context, args []string, stdout, stderr io.Writer) in
 	if err != nil {
 		return usageErr("%v", err)
 	}
-	explore, err := af.exploration(harness.DefaultPlans)
+	explore, err := af.exploration(explorePlans)
 	if err != nil {
 		return usageErr("%v", err)
 	}
@@ -147,7 +151,9 @@ func runExplore(ctx context.Context, args []string, stdout, stderr io.Writer) in
 	if ch.profile != nil {
 		c.Profile = *ch.profile
 	}
+	c.Client = ch.client
 	c.Allow, c.Enable = ch.allow, ch.enable
+	c.IgnoreState = af.ignoreState.values
 	for _, name := range relax.values {
 		f := harness.Fidelity(name)
 		if !slices.Contains(harness.Fidelities, f) {
@@ -175,10 +181,8 @@ func runExplore(ctx context.Context, args []string, stdout, stderr io.Writer) in
 			Run:        func(context.Context, json.RawMessage) (string, error) { return result, nil },
 		})
 	}
-	if explore != nil {
-		explore.Parallel = parallel
-		c.Explore = explore
-	}
+	explore.Parallel = parallel
+	c.Explore = explore
 	out, err := af.openReports(stdout)
 	if err != nil {
 		return usageErr("%v", err)
@@ -212,7 +216,7 @@ func runExplore(ctx context.Context, args []string, stdout, stderr io.Writer) in
 	}
 	switch x := r.Exploration; {
 	case r.Failed():
-	case c.Explore == nil:
+	case c.Explore.Off:
 		fmt.Fprintf(w, "ok: %s passed its own plan (--plans 0: no other plan)\n", c.Name)
 	case x == nil || x.Plans == 0:
 		// Said so, not passed off as an exploration.

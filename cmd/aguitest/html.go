@@ -243,8 +243,7 @@ func (p *htmlBudget) done(b *runBuilder) {
 	for v := lo; v <= hi+step/1000; v += step {
 		out.Axis = append(out.Axis, axisTick{X: x(v), Y1: axisH - 6, Y2: out.Height, Label: label(v)})
 	}
-	var held heldRun
-	held.held(b.view)
+	held := heldRun{view: b.view}
 	rowOf := map[string]int{}
 	runLane := htmlLane{Class: "lane lane-run", ID: b.id, Label: clip("run "+orNone(b.id), 36), Top: axisH, H: rowH, TextY: axisH + 17}
 	for _, d := range h.runDots {
@@ -354,7 +353,7 @@ func (p pageOnly) flush(b *runBuilder, final bool) { p.keepLines(b, b.render(p.n
 // within the same bounds.
 func htmlRunsOf(path string, p agui.Profile) ([]htmlRun, error) {
 	budget := newHTMLBudget("")
-	if err := showInput(path, nil, p, pageOnly{budget}, budget); err != nil {
+	if err := showInput(path, nil, agui.Options{Profile: p}, pageOnly{budget}, budget); err != nil {
 		return nil, err
 	}
 	return budget.page.Runs, nil

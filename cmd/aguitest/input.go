@@ -28,6 +28,9 @@ type source struct {
 	// head describes the start of a stream's bytes, to say what was
 	// received when it holds no events.
 	head string
+	// client is the @ag-ui/client version whose view and verifier show
+	// --messages follows ("" for 1.0.0).
+	client agui.Client
 }
 
 // A runView is one run: its events as they came (for diff) and expanded
@@ -71,7 +74,7 @@ func (s *source) events() []agui.Event {
 
 // readSource reads a stream or a recording; "-" reads stdin. Errors name
 // the file and line.
-func readSource(name string, stdin io.Reader, p agui.Profile) (*source, error) {
+func readSource(name string, stdin io.Reader, p agui.Options) (*source, error) {
 	var in io.Reader
 	src := &source{name: name}
 	if name == "-" {
@@ -120,7 +123,7 @@ func readSource(name string, stdin io.Reader, p agui.Profile) (*source, error) {
 	return src, nil
 }
 
-func readRecording(src *source, in io.Reader, p agui.Profile) (*source, error) {
+func readRecording(src *source, in io.Reader, p agui.Options) (*source, error) {
 	src.format = "recording"
 	rd := recorder.NewReader(in, src.name)
 	for run, err := range replay.Runs(rd) {
@@ -159,9 +162,9 @@ func readRecording(src *source, in io.Reader, p agui.Profile) (*source, error) {
 }
 
 // build verifies the events and expands their chunks into one runView.
-func build(evs []evt, p agui.Profile) *runView {
+func build(evs []evt, p agui.Options) *runView {
 	rv := &runView{end: len(evs)}
-	v := agui.NewVerifier(agui.Options{Profile: p})
+	v := agui.NewVerifier(agui.Options{Profile: p.Profile, Client: p.Client})
 	var x agui.Expander
 	for _, ev := range evs {
 		rv.raw = append(rv.raw, ev.e)

@@ -344,7 +344,7 @@ func TestRecordRedactionFlags(t *testing.T) {
 }
 
 // TestRedactFlagsSetEveryOption: every field of recorder.Redact is set by
-// a flag of record and llm record, and README's table of the two names
+// a flag of record and llm record, and docs/security.md's snippet names
 // that flag next to the field.
 func TestRedactFlagsSetEveryOption(t *testing.T) {
 	flags := map[string]string{ // field: flag
@@ -378,7 +378,7 @@ func TestRedactFlagsSetEveryOption(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	readme, err := os.ReadFile("../../README.md")
+	readme, err := os.ReadFile("../../docs/security.md")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -397,7 +397,7 @@ func TestRedactFlagsSetEveryOption(t *testing.T) {
 			t.Errorf("--%s does not set recorder.Redact.%s", f, name)
 		}
 		if !regexp.MustCompile(`(?m)^\s*` + name + `:.*// --` + f + ` `).Match(readme) {
-			t.Errorf("README's redaction snippet does not show %s next to --%s", name, f)
+			t.Errorf("docs/security.md's redaction snippet does not show %s next to --%s", name, f)
 		}
 	}
 }

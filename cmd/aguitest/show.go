@@ -14,7 +14,7 @@ import (
 	"github.com/aguitest/aguitest/agui"
 )
 
-const showUsage = `usage: aguitest show [--profile strict|reference] [--html OUT] [--messages] FILE|DIR|PATTERN...
+const showUsage = `usage: aguitest show [--profile strict|reference] [--client VERSION] [--html OUT] [--messages] FILE|DIR|PATTERN...
 
 Prints a readable transcript of a recording or an AG-UI stream (a JSON
 array, JSON Lines, server-sent events or protobuf frames; "-" reads
@@ -50,6 +50,12 @@ Flags:
                  the rejected event. --messages prints the latter, with
                  "stopped" naming that event.
   --profile P    strict (default) or reference
+  --client VERSION
+                 the @ag-ui/client version: 1.0.0 or 0.0.59 (pinned by
+                 CopilotKit 1.74/1.75). The verifier checks against it (by
+                 default strict checks every supported version, reference
+                 1.0.0), and --messages prints what that client ends with
+                 (default 1.0.0)
 
 Example:
   aguitest show agui/testdata/streams/parallel.sse
@@ -74,15 +80,23 @@ func cmdShow(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("show", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
 	profile := fs.String("profile", "strict", "strict or reference")
+	client := fs.String("client", "", "the @ag-ui/client version")
 	htmlOut := fs.String("html", "", "write an HTML timeline to this file")
 	messages := fs.Bool("messages", false, "print the messages and state the client holds after each run, as JSON")
 	if code := parseFlags(fs, args, showUsage, stdout, stderr); code >= 0 {
 		return code
 	}
-	p, err := agui.ParseProfile(*profile)
+	prof, err := agui.ParseProfile(*profile)
 	if err != nil {
 		fmt.Fprintf(stderr, "aguitest show: %v\n", err)
 		return 2
+	}
+	p := agui.Options{Profile: prof}
+	if *client != "" {
+		if p.Client, err = agui.ParseClient(*client); err != nil {
+			fmt.Fprintf(stderr, "aguitest show: --client: %v\n", err)
+			return 2
+		}
 	}
 	if fs.NArg() == 0 {
 		fmt.Fprintf(stderr, "aguitest show: want a FILE, DIR or PATTERN\n\n%s", showUsage)
@@ -109,15 +123,8 @@ func cmdShow(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 	for i, name := range names {
 		if *messages {
-			// The messages a client holds are as large as what it was
-			// sent: --messages reads the input whole.
-			src, err := readSource(name, stdin, p)
-			if err != nil {
-				fmt.Fprintf(stderr, "aguitest show: %v\n", err)
-				return 2
-			}
-			assemble(src)
-			if err := writeMessages(stdout, src); err != nil {
+			// It reads as it prints: memory holds what the client holds.
+			if err := streamMessages(name, stdin, stdout, p.Client); err != nil {
 				fmt.Fprintf(stderr, "aguitest show: %v\n", err)
 				return 2
 			}
@@ -234,10 +241,14 @@ type printed struct {
 // render returns the run's waiting lines, lanes with what the client
 // holds now, and empties them.
 func (b *runBuilder) render(file string) []printed {
-	var held heldRun
-	held.held(b.view)
+	held := heldRun{view: b.view}
+	// The lanes before b.printed are printed: a long run is not
+	// scanned again at each flush.
+	for b.printed < len(b.lanes) && b.lanes[b.printed].printed {
+		b.printed++
+	}
 	var pending []*lane
-	for _, l := range b.lanes {
+	for _, l := range b.lanes[b.printed:] {
 		if !l.printed {
 			pending = append(pending, l)
 		}
@@ -354,7 +365,7 @@ func laneLines(l *lane, c *heldRun, shownGroup map[string]bool) []tline {
 		default:
 			shown = strconv.Quote(args) + " (not JSON)"
 		}
-		if m, ok := c.owner[l.id]; c != nil && ok {
+		if m, ok := c.owner(l.id); ok {
 			notes = append(notes, "in "+m)
 		}
 		out = append(out, tline{text: fmt.Sprintf("%scall %s %s %s  [%s]", mark, l.id, l.name, clip(shown, 300), strings.Join(notes, ", ")), bad: l.end < 0})

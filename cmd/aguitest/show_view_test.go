@@ -15,7 +15,7 @@ import (
 func TestShowOneLanePerMessage(t *testing.T) {
 	page := newHTMLBudget("page.html")
 	var out bytes.Buffer
-	if err := showInput("testdata/show/reopened.jsonl", nil, agui.Strict, &transcript{w: &out, page: page}, page); err != nil {
+	if err := showInput("testdata/show/reopened.jsonl", nil, agui.Options{}, &transcript{w: &out, page: page}, page); err != nil {
 		t.Fatal(err)
 	}
 	var html bytes.Buffer

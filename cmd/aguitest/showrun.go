@@ -103,10 +103,11 @@ type runBuilder struct {
 	first, endPos float64
 	started       bool
 
-	lanes []*lane
-	all   map[string]*lane // by kind and id
-	open  map[string]bool
-	calls map[string]*lane
+	lanes   []*lane
+	printed int              // lanes[:printed] are printed
+	all     map[string]*lane // by kind and id
+	open    map[string]bool
+	calls   map[string]*lane
 
 	lines      []tline // waiting to be printed
 	continued  bool    // some lines were printed before the run's end

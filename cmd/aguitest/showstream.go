@@ -29,7 +29,7 @@ type runSink interface {
 // showInput streams a stream or a recording ("-" is stdin) to sink, each
 // run summarised as it comes (see runBuilder). Errors name the file and
 // line.
-func showInput(name string, stdin io.Reader, p agui.Profile, sink runSink, budget *htmlBudget) error {
+func showInput(name string, stdin io.Reader, p agui.Options, sink runSink, budget *htmlBudget) error {
 	var in io.Reader
 	display := name
 	if name == "-" {
@@ -55,7 +55,7 @@ func showInput(name string, stdin io.Reader, p agui.Profile, sink runSink, budge
 // shower drives the run builders.
 type shower struct {
 	name     string
-	profile  agui.Profile
+	profile  agui.Options // profile and client
 	sink     runSink
 	budget   *htmlBudget
 	events   int
@@ -94,8 +94,8 @@ func (s *shower) finish(b *runBuilder) {
 // events. Each run's lanes show what the client holds after that run.
 func (s *shower) stream(in io.Reader, head string) error {
 	r := agui.NewReader(in, s.name)
-	v := agui.NewVerifier(agui.Options{Profile: s.profile})
-	ref := agui.NewVerifier(agui.Options{Profile: agui.Reference})
+	v := agui.NewVerifier(agui.Options{Profile: s.profile.Profile, Client: s.profile.Client})
+	ref := agui.NewVerifier(agui.Options{Profile: agui.Reference, Client: s.profile.Client})
 	clientStopped := false
 	var x agui.Expander
 	var cur *runBuilder
@@ -191,7 +191,7 @@ func (s *shower) recording(in io.Reader) error {
 		if req != nil && len(req.Input) > 0 && json.Unmarshal(req.Input, &in) == nil {
 			input = &in
 		}
-		rs := &recordedShow{b: s.newRun(true, input), v: agui.NewVerifier(agui.Options{Profile: s.profile}), ref: agui.NewVerifier(agui.Options{Profile: agui.Reference})}
+		rs := &recordedShow{b: s.newRun(true, input), v: agui.NewVerifier(agui.Options{Profile: s.profile.Profile, Client: s.profile.Client}), ref: agui.NewVerifier(agui.Options{Profile: agui.Reference, Client: s.profile.Client})}
 		if input != nil {
 			rs.v.SetInput(*input)
 		}

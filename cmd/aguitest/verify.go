@@ -17,7 +17,7 @@ import (
 	"github.com/aguitest/aguitest/recorder"
 )
 
-const verifyUsage = `usage: aguitest verify [--profile strict|reference] [--allow RULE,...] [--enable RULE,...] [--json] FILE|DIR|PATTERN...
+const verifyUsage = `usage: aguitest verify [--profile strict|reference] [--client VERSION] [--allow RULE,...] [--enable RULE,...] [--json] FILE|DIR|PATTERN...
 
 Checks AG-UI streams as the reference client reads them. A FILE is a
 server-sent event stream (a response body), a stream of protobuf frames
@@ -36,11 +36,17 @@ Profiles:
   strict     (default) the reference rules plus: the stream must end its run,
              tool results follow the call's end, streamed arguments parse as
              JSON, no id is reopened within a run
-  reference  what HttpAgent of @ag-ui/client 1.0.0 accepts: its SSE framing,
-             schema checks, chunk expansion and ordering rules
+  reference  what HttpAgent of @ag-ui/client accepts (1.0.0 unless --client
+             names another version): its SSE framing, schema checks,
+             chunk expansion and ordering rules
 
 Flags (before or after the files):
   --profile P        strict (default) or reference
+  --client VERSION   the @ag-ui/client version to check against: 1.0.0 or
+                     0.0.59 (pinned by CopilotKit 1.74/1.75). By default
+                     strict requires every supported version to accept the
+                     stream (a violation only one raises names it) and
+                     reference follows 1.0.0
   --allow RULE,...   waive rules, e.g. --allow reopened-id (see the agui
                      package documentation for the list)
   --enable RULE,...  turn on opt-in rules: empty-delta, shared-result-id,
@@ -104,6 +110,7 @@ func cmdVerify(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("verify", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
 	profile := fs.String("profile", "strict", "strict or reference")
+	client := fs.String("client", "", "the @ag-ui/client version")
 	allow := fs.String("allow", "", "rules to waive, comma-separated")
 	enable := fs.String("enable", "", "opt-in rules to turn on, comma-separated")
 	asJSON := fs.Bool("json", false, "print one JSON report per file")
@@ -116,6 +123,12 @@ func cmdVerify(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return 2
 	}
 	opt := agui.Options{Profile: p}
+	if *client != "" {
+		if opt.Client, err = agui.ParseClient(*client); err != nil {
+			fmt.Fprintf(stderr, "aguitest verify: --client: %v\n", err)
+			return 2
+		}
+	}
 	if opt.Allow, err = agui.ParseRules(*allow); err != nil {
 		fmt.Fprintf(stderr, "aguitest verify: --allow: %v\n", err)
 		return 2

@@ -10,8 +10,8 @@ import (
 	"github.com/aguitest/aguitest/harness"
 )
 
-// TestGoAgent holds the README's snippet of an agent built on package
-// agent, and runs it through the harness.
+// TestGoAgent holds docs/writing-agents.md's snippet of an agent built on
+// package agent, and runs it through the harness.
 func TestGoAgent(t *testing.T) {
 	h := agent.Handler(func(ctx context.Context, run *agent.Run) error {
 		call, err := run.ToolCall("get_weather")

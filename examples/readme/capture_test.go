@@ -17,8 +17,8 @@ import (
 	"github.com/aguitest/aguitest/replay"
 )
 
-// capture is README's snippet for recording production traffic; it is
-// compiled here so that the snippet stays true.
+// capture is docs/capturing-and-replaying.md's snippet for recording
+// production traffic; it is compiled here so that the snippet stays true.
 func capture(mux *http.ServeMux, agent http.Handler) {
 	h := recorder.Middleware(agent, recorder.Config{
 		Dir:    "recordings",                 // one file per run
@@ -28,7 +28,8 @@ func capture(mux *http.ServeMux, agent http.Handler) {
 	mux.Handle("/agent", h)
 }
 
-// check is README's snippet for checking recorded runs offline.
+// check is docs/capturing-and-replaying.md's snippet for checking recorded
+// runs offline.
 func check(w io.Writer, path string) error {
 	rec, err := replay.Load(path)
 	if err != nil {
@@ -53,8 +54,8 @@ func TestCheckRecording(t *testing.T) {
 	}
 }
 
-// verify is the Go snippet of README's "Checking a stream": it judges an
-// agent's response as the reference client reads it.
+// verify is the Go snippet of docs/conformance.md's "Checking a stream": it
+// judges an agent's response as the reference client reads it.
 func verify(resp *http.Response, input agui.RunAgentInput) ([]agui.Violation, error) {
 	v := agui.NewVerifier(agui.Options{Input: &input}) // Strict; calls of the input's history are known
 	v.Response(resp.StatusCode, resp.Header.Get("Content-Type"))
@@ -120,8 +121,8 @@ func TestVerifySnippet(t *testing.T) {
 	}
 }
 
-// redaction is README's snippet for changing what is redacted; rules are
-// the user's own, read with recorder.ParseRules.
+// redaction is docs/security.md's snippet for changing what is redacted;
+// rules are the user's own, read with recorder.ParseRules.
 func redaction(rules []recorder.Rule) recorder.Redact {
 	rd := recorder.Redact{
 		Off:      []recorder.Default{recorder.DefaultJWT},             // --redact-off jwt (or all)

@@ -22,20 +22,21 @@ func TestConformance(t *testing.T) {
 	}))
 }
 
-// cases.yaml, quoted in README.md, runs as "aguitest test cases.yaml"
-// runs it, against the weather desk; its goldens are in testdata/cases.
+// cases.yaml, quoted in docs/conformance.md, runs as "aguitest test
+// cases.yaml" runs it, against the weather desk; its goldens are in
+// testdata/cases.
 func TestCaseFile(t *testing.T) {
 	f, err := conform.LoadCases("cases.yaml")
 	if err != nil {
 		t.Fatal(err)
 	}
-	readme, err := os.ReadFile("../../README.md")
+	guide, err := os.ReadFile("../../docs/conformance.md")
 	if err != nil {
 		t.Fatal(err)
 	}
 	text, _ := os.ReadFile("cases.yaml")
-	if !strings.Contains(string(readme), string(text)) {
-		t.Errorf("README.md does not quote cases.yaml as it is")
+	if !strings.Contains(string(guide), string(text)) {
+		t.Errorf("docs/conformance.md does not quote cases.yaml as it is")
 	}
 	agent := harness.Handler(func(env harness.Env) http.Handler {
 		return claude.New(claude.Options{BaseURL: env.BaseURL, APIKey: env.APIKey})

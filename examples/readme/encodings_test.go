@@ -12,8 +12,8 @@ import (
 	"github.com/aguitest/aguitest/scripted"
 )
 
-// respond is README's snippet for a Go agent answering in the encoding
-// its client asks for.
+// respond is docs/encodings.md's snippet for a Go agent answering in the
+// encoding its client asks for.
 func respond(w http.ResponseWriter, r *http.Request, events []agui.Event) {
 	encoding := agui.Negotiate(r.Header.Get("Accept")) // SSE unless protobuf is preferred
 	w.Header().Set("Content-Type", encoding.ContentType())

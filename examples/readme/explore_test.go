@@ -12,9 +12,9 @@ import (
 	"github.com/aguitest/aguitest/scripted"
 )
 
-// TestExplore is README's table explored: each case also runs under 100
-// other plans of its script, and the goldens are those of the cases' own
-// plans.
+// TestExplore is README's table explored (docs/testing-agents.md): each
+// case also runs under 100 other plans of its script, and the goldens are
+// those of the cases' own plans.
 func TestExplore(t *testing.T) {
 	agent := harness.Handler(func(env harness.Env) http.Handler {
 		return taskboard.New(taskboard.Options{BaseURL: env.BaseURL, APIKey: env.APIKey})

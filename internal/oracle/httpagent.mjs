@@ -19,9 +19,18 @@
 // and agent.state after the run; warnings are the client's console.warn
 // texts during the run, in order (its deviation, compatibility and apply
 // warnings: what it strips, drops, translates or cannot apply).
-import { HttpAgent } from "@ag-ui/client";
+//
+// The client is the @ag-ui/client installed under the working directory
+// (internal/oracle for 1.0.0, internal/oracle/v0.0.59 for 0.0.59), so one
+// script runs every pinned version.
 import { createServer } from "node:http";
 import { createInterface } from "node:readline";
+import { join } from "node:path";
+import { pathToFileURL } from "node:url";
+
+const { HttpAgent } = await import(
+  pathToFileURL(join(process.cwd(), "node_modules", "@ag-ui", "client", "dist", "index.mjs")).href
+);
 
 delete process.env.SUPPRESS_TRANSFORMATION_WARNINGS;
 let warnings = [];

@@ -11,6 +11,8 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"strings"
+	"sync"
 	"testing"
 )
 
@@ -19,6 +21,25 @@ import (
 func Dir(t testing.TB, what string) string {
 	t.Helper()
 	return Need(t, here(t), "@ag-ui/client", what)
+}
+
+// ClientDir returns the folder holding @ag-ui/client of the given version
+// ("1.0.0" in this folder, every other pinned version in its own v<version>
+// subfolder with its own package-lock.json), or skips t as Need does.
+func ClientDir(t testing.TB, version, what string) string {
+	t.Helper()
+	dir := here(t)
+	if version != "1.0.0" {
+		dir = filepath.Join(dir, "v"+version)
+	}
+	return Need(t, dir, "@ag-ui/client", what)
+}
+
+// Script returns the path of one of this folder's scripts, for running in
+// another client's folder (Lines with that folder as dir).
+func Script(t testing.TB, name string) string {
+	t.Helper()
+	return filepath.Join(here(t), name)
 }
 
 // here is this package's folder, internal/oracle.
@@ -56,9 +77,37 @@ func Need(t testing.TB, dir, pkg, what string) string {
 		if os.Getenv("CI") != "" {
 			t.Fatalf("%s must run in CI, but %s", what, missing)
 		}
+		notice(missing)
 		t.Skipf("skipping %s: %s", what, missing)
 	}
 	return dir
+}
+
+// noticed holds what a skip has been said for in this test binary (one
+// package).
+var (
+	noticeMu sync.Mutex
+	noticed  = map[string]bool{}
+)
+
+// notice says once per package, where a plain go test shows it, that
+// tests skip for what is missing: go test prints nothing of a passing
+// package but its "ok" line, so it is written to the terminal (/dev/tty)
+// as well as to the test's output (seen with -v).
+func notice(missing string) {
+	noticeMu.Lock()
+	defer noticeMu.Unlock()
+	if noticed[missing] {
+		return
+	}
+	noticed[missing] = true
+	pkg := strings.TrimSuffix(filepath.Base(os.Args[0]), ".test")
+	msg := fmt.Sprintf("aguitest: %s: tests that need npm packages skip: %s\n", pkg, missing)
+	fmt.Fprint(os.Stderr, msg)
+	if tty, err := os.OpenFile("/dev/tty", os.O_WRONLY, 0); err == nil {
+		fmt.Fprint(tty, msg)
+		tty.Close()
+	}
 }
 
 // Run runs node on script in dir, one input a line on its standard input,
@@ -73,7 +122,8 @@ func Run[R any](t testing.TB, dir, script string, inputs [][]byte) []R {
 	return res
 }
 
-// Lines is Run returning its error: node failed (its standard error
+// Lines is Run returning its error (script is a name in dir or an
+// absolute path; node runs in dir): node failed (its standard error
 // says why), a line is not JSON, or there is not one result per input.
 // It may be called from any goroutine.
 func Lines[R any](dir, script string, inputs [][]byte) ([]R, error) {
@@ -82,7 +132,10 @@ func Lines[R any](dir, script string, inputs [][]byte) ([]R, error) {
 		in.Write(s)
 		in.WriteByte('\n')
 	}
-	cmd := exec.Command("node", filepath.Join(dir, script))
+	if !filepath.IsAbs(script) {
+		script = filepath.Join(dir, script)
+	}
+	cmd := exec.Command("node", script)
 	cmd.Dir = dir
 	cmd.Stdin = &in
 	var stderr bytes.Buffer

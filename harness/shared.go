@@ -1,0 +1,191 @@
+package harness
+
+import (
+	"context"
+	"net"
+	"net/http"
+	"net/http/httputil"
+	"net/url"
+	"sync"
+
+	"github.com/aguitest/aguitest/agui"
+)
+
+// sharedCommand is a CommandAgent whose programs are kept from one plan of
+// an exploration to the next: a program pays its start once, not once per
+// plan. Each program's model clients point at a relay of its own, which
+// the harness points at the scripted LLM of the plan under way, as it does
+// for a URL agent (Options.ModelAddr); a program serves one plan at a
+// time, and at most max of them run at once. A program whose run failed
+// (it crashed, hung or broke a stream) is stopped and the next plan
+// starts another.
+type sharedCommand struct {
+	a   *CommandAgent
+	max int
+
+	mu     sync.Mutex
+	cond   *sync.Cond
+	free   []*sharedProc
+	n      int // programs running, free or not
+	closed bool
+	starts int // programs started, for tests and benchmarks
+}
+
+// sharedProc is one program of a sharedCommand and its relay.
+type sharedProc struct {
+	r     *commandRunner
+	relay *procRelay
+}
+
+func newSharedCommand(a *CommandAgent, most int) *sharedCommand {
+	s := &sharedCommand{a: a, max: max(1, most)}
+	s.cond = sync.NewCond(&s.mu)
+	return s
+}
+
+// start hands the plan a program, its relay pointed at env's scripted
+// LLM: a free one, or a new one when fewer than max run.
+func (s *sharedCommand) start(ctx context.Context, env Env) (runner, error) {
+	target, err := url.Parse(env.BaseURL)
+	if err != nil {
+		return nil, err
+	}
+	target.Path = ""
+	s.mu.Lock()
+	for len(s.free) == 0 && s.n >= s.max {
+		s.cond.Wait()
+	}
+	if len(s.free) > 0 {
+		p := s.free[len(s.free)-1]
+		s.free = s.free[:len(s.free)-1]
+		s.mu.Unlock()
+		p.relay.point(target)
+		return &sharedRunner{s: s, p: p}, nil
+	}
+	s.n++
+	s.starts++
+	s.mu.Unlock()
+	relay, err := newProcRelay(target)
+	if err != nil {
+		s.gone()
+		return nil, err
+	}
+	penv := env
+	penv.BaseURL = relay.url + "/v1"
+	r, err := s.a.start(ctx, penv)
+	if err != nil {
+		relay.close()
+		s.gone()
+		return nil, err
+	}
+	return &sharedRunner{s: s, p: &sharedProc{r: r.(*commandRunner), relay: relay}}, nil
+}
+
+// gone counts a program out.
+func (s *sharedCommand) gone() {
+	s.mu.Lock()
+	s.n--
+	s.cond.Signal()
+	s.mu.Unlock()
+}
+
+// put takes a program back after a plan: kept for the next when its runs
+// went well and it still runs, stopped otherwise.
+func (s *sharedCommand) put(p *sharedProc, ok bool) {
+	if ok {
+		select {
+		case err := <-p.r.exited:
+			p.r.exited <- err
+			ok = false
+		default:
+		}
+	}
+	s.mu.Lock()
+	if ok && !s.closed {
+		s.free = append(s.free, p)
+		s.cond.Signal()
+		s.mu.Unlock()
+		return
+	}
+	s.mu.Unlock()
+	p.stop()
+	s.gone()
+}
+
+// close stops the programs not in use; those in use stop as they come
+// back.
+func (s *sharedCommand) close() {
+	s.mu.Lock()
+	s.closed = true
+	free := s.free
+	s.free = nil
+	s.n -= len(free)
+	s.mu.Unlock()
+	var wg sync.WaitGroup
+	for _, p := range free {
+		wg.Go(p.stop)
+	}
+	wg.Wait()
+}
+
+func (p *sharedProc) stop() {
+	p.r.kill()
+	p.relay.close()
+}
+
+// sharedRunner is a program of a sharedCommand lent to one plan.
+type sharedRunner struct {
+	s      *sharedCommand
+	p      *sharedProc
+	failed bool
+	once   sync.Once
+}
+
+func (r *sharedRunner) run(ctx context.Context, input agui.RunAgentInput, rcv receiver) error {
+	err := r.p.r.run(ctx, input, rcv)
+	if err != nil {
+		r.failed = true
+	}
+	return err
+}
+
+func (r *sharedRunner) stop() { r.once.Do(func() { r.s.put(r.p, !r.failed) }) }
+
+func (r *sharedRunner) outbound() []Outbound { return r.p.r.outbound() }
+
+// procRelay forwards a program's model requests to the scripted LLM of
+// the plan under way.
+type procRelay struct {
+	url string
+	srv *http.Server
+
+	mu     sync.Mutex
+	target *url.URL
+}
+
+func newProcRelay(target *url.URL) (*procRelay, error) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return nil, err
+	}
+	r := &procRelay{url: "http://" + ln.Addr().String(), target: target}
+	r.srv = &http.Server{Handler: &httputil.ReverseProxy{
+		Rewrite: func(pr *httputil.ProxyRequest) {
+			r.mu.Lock()
+			t := r.target
+			r.mu.Unlock()
+			pr.SetURL(t)
+		},
+		FlushInterval: -1,
+	}}
+	go r.srv.Serve(ln)
+	return r, nil
+}
+
+func (r *procRelay) point(target *url.URL) {
+	r.mu.Lock()
+	r.target = target
+	r.mu.Unlock()
+}
+
+func (r *procRelay) close() { r.srv.Close() }

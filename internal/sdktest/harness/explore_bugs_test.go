@@ -1,0 +1,169 @@
+package harness_test
+
+import (
+	"context"
+	"fmt"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"os/signal"
+	"sync/atomic"
+	"testing"
+
+	"github.com/aguitest/aguitest/agui"
+	"github.com/aguitest/aguitest/examples/bugs"
+	"github.com/aguitest/aguitest/harness"
+	"github.com/aguitest/aguitest/scripted"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// agentKind makes the examples/bugs agent with a bug as one kind of
+// harness agent, and the options it runs under.
+type agentKind struct {
+	name  string
+	agent func(t *testing.T, b bugs.Bug) (harness.Agent, harness.Options)
+	wire  scripted.Wire
+}
+
+var agentKinds = []agentKind{
+	{"Func", func(_ *testing.T, b bugs.Bug) (harness.Agent, harness.Options) {
+		return harness.Func(func(ctx context.Context, env harness.Env, in agui.RunAgentInput, emit func(agui.Event) error) error {
+			return bugs.Agent{Model: env.Model, Tools: bugs.Weather(), Bug: b}.Run(ctx, in, emit)
+		}), harness.Options{}
+	}, ""},
+	{"Handler", func(_ *testing.T, b bugs.Bug) (harness.Agent, harness.Options) {
+		return harness.Handler(func(env harness.Env) http.Handler {
+			return bugs.Agent{Model: bugs.NewChatModel(env.BaseURL, env.APIKey), Tools: bugs.Weather(), Bug: b}
+		}), harness.Options{}
+	}, scripted.WireChat},
+	{"URL", func(t *testing.T, b bugs.Bug) (harness.Agent, harness.Options) {
+		l, err := net.Listen("tcp", "127.0.0.1:0")
+		require.NoError(t, err)
+		addr := l.Addr().String()
+		require.NoError(t, l.Close())
+		srv := httptest.NewServer(bugs.Agent{Model: bugs.NewChatModel("http://"+addr+"/v1", "k"), Tools: bugs.Weather(), Bug: b})
+		t.Cleanup(srv.Close)
+		return harness.URL(srv.URL), harness.Options{ModelAddr: addr}
+	}, scripted.WireChat},
+	{"Command", func(_ *testing.T, b bugs.Bug) (harness.Agent, harness.Options) {
+		return &harness.CommandAgent{
+			Name: os.Args[0],
+			Args: []string{"-test.run", "^TestChildBugAgent$"},
+			Env:  []string{"AGUITEST_BUG_AGENT=" + bugName(b)},
+		}, harness.Options{}
+	}, scripted.WireChat},
+}
+
+// bugName names a bug for TestChildBugAgent.
+func bugName(b bugs.Bug) string {
+	if b == bugs.None {
+		return "none"
+	}
+	return string(b)
+}
+
+// TestChildBugAgent serves the examples/bugs agent named by
+// AGUITEST_BUG_AGENT as a program (bugs.Main), for the Command kind of
+// TestExploreAgentKinds.
+func TestChildBugAgent(t *testing.T) {
+	name := os.Getenv("AGUITEST_BUG_AGENT")
+	if name == "" {
+		t.Skip("runs only as TestExploreAgentKinds' agent")
+	}
+	b := bugs.Bug(name)
+	if name == "none" {
+		b = bugs.None
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	if err := bugs.Main(ctx, b); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestExploreAgentKinds: exploration works for every kind of agent. The
+// correct agent passes every plan its wire can express; the agent whose
+// parallel calls' arguments go under the call that started last
+// (ag-ui #1016) fails, and the smallest failing script it reports, as a
+// value and written in the script file format, fails again when run as a
+// case's own plan.
+func TestExploreAgentKinds(t *testing.T) {
+	for _, k := range agentKinds {
+		t.Run(k.name, func(t *testing.T) {
+			const plans = 20
+			c := showBoth()
+			c.Explore = &harness.Explore{Plans: plans, Seed: 3}
+
+			agent, o := k.agent(t, bugs.None)
+			r := o.Test(t.Context(), agent, c)
+			require.False(t, r.Failed(), "%v", r.Err())
+			require.NotNil(t, r.Exploration)
+			assert.Equal(t, plans, r.Exploration.Plans)
+			assert.Equal(t, []scripted.Wire{k.wire}, r.Exploration.Wires)
+			assert.Empty(t, r.Exploration.Failed)
+
+			agent, o = k.agent(t, bugs.WrongID)
+			r = o.Test(t.Context(), agent, c)
+			require.True(t, r.Failed())
+			require.NotNil(t, r.Exploration)
+			f := r.Exploration.Failure
+			require.NotNil(t, f, "%v", r.Err())
+			assert.NotEmpty(t, f.Problems)
+			last := r.Problems[len(r.Problems)-1]
+			assert.Equal(t, harness.ProblemExplore, last.Kind)
+			assert.Contains(t, last.Text, "the smallest failing script, to paste into the case:")
+			assert.Contains(t, last.Text, fmt.Sprintf("-aguitest.seed=3 -aguitest.explore=%d", plans))
+
+			parsed, err := scripted.Parse("shrunk.yaml", []byte(f.Script.YAML()))
+			require.NoError(t, err, "the script file syntax of the shrunk script:\n%s", f.Script.YAML())
+			for name, s := range map[string]scripted.Script{"value": f.Script, "script file": parsed} {
+				again := c
+				again.Script, again.Explore = s, nil
+				agent, o := k.agent(t, bugs.WrongID)
+				r := o.Test(t.Context(), agent, again)
+				assert.True(t, r.Failed(), "the shrunk script (%s) passes as the case's own plan:\n%s", name, f.Script.GoString())
+			}
+		})
+	}
+}
+
+// TestShrinkFollowsTheSameFailure: an agent that also fails now and then
+// for another reason (here a RUN_ERROR on every third run once the search
+// has found its failure, as a framework's model request may fail under
+// load) does not lead shrinking astray: the steps it takes fail as the
+// failure found does, and the smallest script still shows that failure,
+// not the other.
+func TestShrinkFollowsTheSameFailure(t *testing.T) {
+	var runs atomic.Int64
+	var flakyAfter atomic.Int64 // runs before the flaky ones; -1: none flaky
+	flakyAfter.Store(-1)
+	flaky := harness.Func(func(ctx context.Context, env harness.Env, in agui.RunAgentInput, emit func(agui.Event) error) error {
+		n, after := runs.Add(1), flakyAfter.Load()
+		if after >= 0 && n > after && n%3 == 0 {
+			if err := emit(agui.NewRunStarted(in.ThreadID, in.RunID)); err != nil {
+				return err
+			}
+			return emit(agui.NewRunError("AI_APICallError: Failed to process successful response", ""))
+		}
+		return bugs.Agent{Model: env.Model, Tools: bugs.Weather(), Bug: bugs.WrongID}.Run(ctx, in, emit)
+	})
+	// The search alone (no shrinking), one plan at a time, counts its runs.
+	c := showBoth()
+	c.Explore = &harness.Explore{Plans: 30, Parallel: 1, NoShrink: true}
+	first := harness.Options{}.Test(t.Context(), flaky, c)
+	require.NotNil(t, first.Exploration.Failure, "exploration found nothing")
+	flakyAfter.Store(runs.Load())
+	runs.Store(0)
+
+	c.Explore = &harness.Explore{Plans: 30, Parallel: 1}
+	r := harness.Options{}.Test(t.Context(), flaky, c)
+	require.NotNil(t, r.Exploration)
+	require.NotNil(t, r.Exploration.Failure, "exploration found nothing")
+	f := r.Exploration.Failure
+	for _, p := range f.Problems {
+		assert.NotEqual(t, harness.ProblemRunError, p.Kind, "the shrunk failure is the other one: %s", p.Text)
+	}
+	assert.NotEmpty(t, f.Steps, "shrinking took no step")
+}
