@@ -17,7 +17,7 @@ import (
 // whether Strict found anything.
 func sameRemovals(res httpAgentResult, body []byte) (bool, error) {
 	want := enforceWarnings(res.Warnings)
-	v := NewVerifier(Options{})
+	v := NewVerifier(Options{Client: ClientV100})
 	if err := readInto(NewReader(bytes.NewReader(body), "body"), v); err != nil {
 		return false, err
 	}
