@@ -41,6 +41,7 @@ func TestConform(t *testing.T) {
 	// a minute: those two scenarios only wait for the run's bound (their
 	// result, with the timeout's message, is in README.md).
 	cfg.Skip = []string{"provider-500", "provider-429"}
+	cfg.Explore = o.Explore // off, as agent says why
 	s, err := srv.Get()
 	require.NoError(t, err)
 	rep := conform.Run(t.Context(), uuidThreads(s.URL), cfg)

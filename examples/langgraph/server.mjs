@@ -61,7 +61,7 @@ dev.on("exit", (code, signal) => {
 });
 for (const sig of ["SIGINT", "SIGTERM"]) {
   process.on(sig, () => {
-    dev.kill("SIGKILL");
+    dev.kill(sig); // the CLI stops the API server it started
     process.exit(0);
   });
 }

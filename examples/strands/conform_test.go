@@ -31,6 +31,7 @@ func TestConform(t *testing.T) {
 	// would fail for it. "aguitest conform --cmd" starts a server per
 	// scenario and runs it too (README.md).
 	cfg.Skip = []string{"client-disconnect"}
+	cfg.Explore = o.Explore // off, as agent says why
 	rep := conform.Run(t.Context(), a, cfg)
 	var b bytes.Buffer
 	require.NoError(t, rep.WriteJSON(&b, true))
