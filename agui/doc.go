@@ -145,6 +145,20 @@
 //	args-not-json         streamed TOOL_CALL_ARGS that are not one JSON value at TOOL_CALL_END
 //	reopened-id           a message, reasoning message or call id opened again after its END in one run
 //	proto-loss            a protobuf frame holds what the client's decoder drops
+//	unknown-event         an event type the client drops (did you mean ...)
+//	unknown-field         a field or union member the client strips (did you mean ...)
+//	run-id-mismatch       a RUN_FINISHED whose runId differs from its RUN_STARTED's (draft)
+//	thread-id-mismatch    a RUN_FINISHED or later RUN_STARTED on another thread than its run's or the stream's (draft)
+//	duplicate-interrupt-id  two interrupts with one id in a RUN_FINISHED outcome (draft)
+//
+// The rules marked (draft) are AG-UI's draft conformance
+// (spec/draft/conformance in ag-ui-protocol/ag-ui), which rejects what
+// today's clients let through; each constant names the upstream fixture.
+// unknown-event and unknown-field report what HttpAgent drops or strips
+// with only a console warning, so a typo never reaches the frontend in
+// silence; CUSTOM and RAW events and the opaque fields (metadata,
+// rawEvent, state, values) are the protocol's extension points and not
+// reported.
 //
 // Opt-in rules, for bugs reported against real integrations (Options.Enable;
 // see each constant for the bug it catches):

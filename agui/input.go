@@ -189,14 +189,24 @@ type ContentPart struct {
 	Text     string
 	Source   *PartSource
 	Metadata json.RawMessage
+	// Raw is a part of a type the fields above do not describe, as it
+	// came: a legacy "binary" part ({"type":"binary","mimeType",...,"url"
+	// or "data"}), or a type of a later protocol version. MarshalJSON
+	// writes it back whole, as HttpAgent keeps such a part in the history
+	// it holds (its compatibility layer converts a binary part only in the
+	// request it sends).
+	Raw json.RawMessage
 }
 
 // TextPart returns a text part.
 func TextPart(text string) ContentPart { return ContentPart{Type: "text", Text: text} }
 
-// MarshalJSON writes text for text parts (even when empty) and source for
-// media parts.
+// MarshalJSON writes Raw when it is set; otherwise text for text parts
+// (even when empty) and source for media parts.
 func (p ContentPart) MarshalJSON() ([]byte, error) {
+	if len(p.Raw) > 0 {
+		return p.Raw, nil
+	}
 	var o jsonObject
 	o.str("type", p.Type)
 	o.optStr("id", p.ID)
@@ -224,7 +234,12 @@ func (p *ContentPart) UnmarshalJSON(data []byte) error {
 	if err := json.Unmarshal(data, &v); err != nil {
 		return err
 	}
-	*p = ContentPart(v)
+	*p = ContentPart{Type: v.Type, ID: v.ID, Text: v.Text, Source: v.Source, Metadata: v.Metadata}
+	switch v.Type {
+	case "text", "image", "audio", "video", "document":
+	default:
+		p.Raw = append(json.RawMessage(nil), bytes.TrimSpace(data)...)
+	}
 	return nil
 }
 

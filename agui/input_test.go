@@ -3,6 +3,7 @@ package agui
 import (
 	"bufio"
 	"bytes"
+	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"os/exec"
@@ -11,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/stretchr/testify/require"
 
 	"github.com/aguitest/aguitest/internal/oracle"
 )
@@ -114,7 +116,7 @@ func TestMessageDecode(t *testing.T) {
 	}{
 		{"unknown fields", `{"id":"u","role":"user","content":"hi","future":{"x":[1]},"name":"ann"}`, Message{ID: "u", Role: RoleUser, Content: TextContent("hi"), Name: "ann"}, false},
 		{"part unknown fields", `{"id":"u","role":"user","content":[{"type":"text","text":"a","extra":1},{"type":"binary","source":{"type":"url","value":"v","x":2}}]}`,
-			Message{ID: "u", Role: RoleUser, Content: PartsContent(TextPart("a"), ContentPart{Type: "binary", Source: &PartSource{Type: "url", Value: "v"}})}, false},
+			Message{ID: "u", Role: RoleUser, Content: PartsContent(TextPart("a"), ContentPart{Type: "binary", Source: &PartSource{Type: "url", Value: "v"}, Raw: json.RawMessage(`{"type":"binary","source":{"type":"url","value":"v","x":2}}`)})}, false},
 		{"assistant without content", `{"id":"a","role":"assistant","content":null}`, Message{ID: "a", Role: RoleAssistant}, false},
 		{"numeric content", `{"id":"u","role":"user","content":5}`, Message{}, true},
 		{"not an object", `[]`, Message{}, true},
@@ -381,4 +383,35 @@ func ExampleRunAgentInput() {
 	//   "context": [],
 	//   "forwardedProps": {}
 	// }
+}
+
+// TestLegacyBinaryPartKept: a history holding a legacy binary content part
+// keeps it whole (mimeType, url, data, filename, id), in the input and in
+// the client's view, as HttpAgent keeps it in the messages it holds.
+func TestLegacyBinaryPartKept(t *testing.T) {
+	const part = `{"type":"binary","mimeType":"image/png","url":"https://x/y.png","data":"AAAA","filename":"y.png","id":"b1"}`
+	history := `[{"id":"u1","role":"user","content":[{"type":"text","text":"see"},` + part + `]}]`
+	var msgs []Message
+	require.NoError(t, json.Unmarshal([]byte(history), &msgs))
+	got, err := json.Marshal(msgs)
+	require.NoError(t, err)
+	if !sameJSONValue(got, []byte(history)) {
+		t.Errorf("round trip:\n got  %s\n want %s", got, history)
+	}
+	body := sseBody(t, []obj{
+		{{"type", "RUN_STARTED"}, {"threadId", "thread-1"}, {"runId", "run-1"}},
+		{{"type", "RUN_FINISHED"}, {"threadId", "thread-1"}, {"runId", "run-1"}},
+	})
+	v, err := viewOf(t, viewCase{History: msgs}, body)
+	require.NoError(t, err)
+	if !sameJSONValue(v.MessagesJSON(), []byte(history)) {
+		t.Errorf("the view holds %s, want %s", v.MessagesJSON(), history)
+	}
+	dir := needOracle(t)
+	res := runHTTPAgent(t, dir, []httpCase{{Body: base64.StdEncoding.EncodeToString(body), Messages: json.RawMessage(history)}})[0]
+	require.True(t, res.OK, res.Error)
+	want, _ := json.Marshal(res.Messages)
+	if !sameJSONValue(v.MessagesJSON(), want) {
+		t.Errorf("HttpAgent holds %s; the view %s", want, v.MessagesJSON())
+	}
 }

@@ -84,6 +84,33 @@ const (
 	RuleDuplicateResult    Rule = "duplicate-result"     // a second TOOL_CALL_RESULT for one call in a run
 	RuleArgsNotJSON        Rule = "args-not-json"        // streamed TOOL_CALL_ARGS that are not one JSON value at TOOL_CALL_END
 	RuleReopenedID         Rule = "reopened-id"          // a message, reasoning message or call id opened again after its END in one run (text continued by chunks aside)
+	// RuleUnknownEvent: an event of a type the protocol does not describe,
+	// which the client drops with only a console warning. Violation.Field
+	// is "/type"; the message names a near miss ("TEXT_MESSAGE_CHUNKS":
+	// did you mean TEXT_MESSAGE_CHUNK?).
+	RuleUnknownEvent Rule = "unknown-event"
+	// RuleUnknownField: material the client strips from an event with only
+	// a console warning: a field its schema does not describe (top level
+	// or nested: a message of MESSAGES_SNAPSHOT, RUN_STARTED's input), or
+	// an element or optional field of a tagged union with an unknown tag
+	// (a content part of an unknown type). Violation.Field is its JSON
+	// Pointer; the message names a near miss (parentMessageID: did you mean
+	// parentMessageId?) or the event type the field belongs to. CUSTOM and
+	// RAW events and the opaque fields (metadata, rawEvent, state, values)
+	// are the protocol's extension points and never reported.
+	RuleUnknownField Rule = "unknown-field"
+	// RuleRunIDMismatch: a RUN_FINISHED whose runId differs from its
+	// RUN_STARTED's (AG-UI draft conformance: run-finished-wrong-run-id-fatal).
+	RuleRunIDMismatch Rule = "run-id-mismatch"
+	// RuleThreadIDMismatch: a RUN_FINISHED whose threadId differs from its
+	// RUN_STARTED's, or a later RUN_STARTED of the stream on another thread
+	// than its first (AG-UI draft conformance:
+	// run-finished-wrong-thread-id-fatal, second-run-on-another-thread-fatal).
+	RuleThreadIDMismatch Rule = "thread-id-mismatch"
+	// RuleDuplicateInterruptID: two interrupts with one id in a
+	// RUN_FINISHED interrupt outcome; a resume answers an interrupt by its
+	// id (AG-UI draft conformance: duplicate-interrupt-id-fatal).
+	RuleDuplicateInterruptID Rule = "duplicate-interrupt-id"
 	// RuleProtoLoss: a protobuf frame holds what the client's decoder
 	// drops without a word (unknown fields, values of no kind, invalid
 	// UTF-8, an event of a later protocol version); see Loss.
@@ -161,6 +188,11 @@ var rules = []ruleInfo{
 	{RuleArgsNotJSON, "strict", "streamed TOOL_CALL_ARGS that are not one JSON value at TOOL_CALL_END"},
 	{RuleReopenedID, "strict", "a message, reasoning message or call id opened again after its END in one run"},
 	{RuleProtoLoss, "strict", "a protobuf frame holds what the client's decoder drops"},
+	{RuleUnknownEvent, "strict", "an event type the client drops (did you mean ...)"},
+	{RuleUnknownField, "strict", "a field or union member the client strips (did you mean ...)"},
+	{RuleRunIDMismatch, "strict", "a RUN_FINISHED whose runId differs from its RUN_STARTED's (draft)"},
+	{RuleThreadIDMismatch, "strict", "a RUN_FINISHED or later RUN_STARTED on another thread than its run's or the stream's (draft)"},
+	{RuleDuplicateInterruptID, "strict", "two interrupts with one id in a RUN_FINISHED outcome (draft)"},
 	{RuleEmptyDelta, "opt-in", "an empty text or reasoning delta"},
 	{RuleSharedResultID, "opt-in", "one TOOL_CALL_RESULT messageId for several results"},
 	{RuleReusedResultID, "opt-in", "a TOOL_CALL_RESULT messageId equal to another message's id"},

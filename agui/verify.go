@@ -183,6 +183,7 @@ type Verifier struct {
 
 	violations []Violation
 	expander   Expander
+	draft      draft
 	expanded   []Event
 	// also follows the other supported clients' pipelines, under Strict
 	// with no Client named: a stream must pass every one.
@@ -317,16 +318,24 @@ func (v *Verifier) stage(e *Event) {
 	if !v.opt.orderingOnly && !e.valid {
 		e = v.compat.apply(e)
 		if !e.typ.Known() {
+			if v.opt.Profile == Strict {
+				v.reportUnknownEvent(e)
+			}
 			return // the client drops event types it does not know
 		}
 		if !fastValid(e) {
 			s := eventSchemas[e.typ]
+			sp, _, err := scanValue(e.raw, 0)
+			strip := err == nil && needsStrip(e.raw, sp, s)
+			if strip && v.opt.Profile == Strict {
+				v.reportRemovals(e, sp, s)
+			}
 			v.checker.checkEvent(e.raw, s)
 			if issues := v.checker.issues; len(issues) > 0 {
 				v.report(e, RuleSchema, schemaText(e.typ, issues), issues[0].path)
 				v.quiet = true
 			}
-			if sp, _, err := scanValue(e.raw, 0); err == nil && needsStrip(e.raw, sp, s) {
+			if strip {
 				if t, err := ParseEvent(appendStripped(nil, e.raw, sp, s)); err == nil {
 					e = &t
 				}

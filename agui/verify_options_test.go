@@ -216,29 +216,49 @@ func TestSchemaViolations(t *testing.T) {
 			}
 		})
 	}
-	// Stripped material is not a violation: unknown fields, a patch
-	// operation of an unknown kind, an outcome of an unknown type.
+	// Stripped material is not a violation of the reference profile:
+	// unknown fields, a patch operation of an unknown kind, an outcome of
+	// an unknown type. Strict reports each (unknown-field), but not the
+	// extra members of a patch operation, which RFC 6902 keeps.
 	ok := events(t, runStarted,
 		`{"type":"STATE_DELTA","delta":[{"op":"frob"},{"op":"add","path":"/a","value":1,"extra":true}],"vendor":{"x":1}}`,
 		`{"type":"RUN_FINISHED","threadId":"t1","runId":"r1","outcome":{"type":"someday"}}`)
-	if got := Verify(ok, Options{Client: ClientV100}); len(got) != 0 {
+	if got := Verify(ok, Options{Profile: Reference, Client: ClientV100}); len(got) != 0 {
 		t.Errorf("stripped material reported: %v", got)
 	}
-	// 0.0.59 rejects the outcome of an unknown type, and Strict (every
-	// client) says whose frontend breaks.
-	got := Verify(ok, Options{})
-	require.Len(t, got, 1)
-	if got[0].Client != ClientV0059 || !strings.HasPrefix(got[0].Message, "rejected by @ag-ui/client 0.0.59 (pinned by CopilotKit 1.74/1.75): RUN_FINISHED /outcome/type: Invalid discriminator value") {
-		t.Errorf("got %+v, want the 0.0.59 client's rejection of the outcome", got[0])
+	// Strict reports what 1.0.0 strips (unknown-field), but not the extra
+	// members of a patch operation, which RFC 6902 keeps; 0.0.59 rejects
+	// the outcome of an unknown type, and Strict (every client) says whose
+	// frontend breaks.
+	var fields []string
+	var by0059 []Violation
+	for _, v := range Verify(ok, Options{}) {
+		if v.Client == ClientV0059 {
+			by0059 = append(by0059, v)
+			continue
+		}
+		require.Equal(t, RuleUnknownField, v.Rule, v.Error())
+		fields = append(fields, v.Field)
+	}
+	if diff := cmp.Diff([]string{"/delta/0", "/vendor", "/outcome"}, fields); diff != "" {
+		t.Errorf("strict unknown-field paths (-want +got):\n%s", diff)
+	}
+	require.Len(t, by0059, 1)
+	if !strings.HasPrefix(by0059[0].Message, "rejected by @ag-ui/client 0.0.59 (pinned by CopilotKit 1.74/1.75): RUN_FINISHED /outcome/type: Invalid discriminator value") {
+		t.Errorf("got %+v, want the 0.0.59 client's rejection of the outcome", by0059[0])
 	}
 }
 
 func TestUnknownTypesAreDropped(t *testing.T) {
 	// The 1.0.0 client drops what it does not know, even as the first
-	// event; 0.0.59's transport fails the run on it.
+	// event, and Strict says so; 0.0.59's transport fails the run on it.
 	stream := events(t, `{"type":"PING"}`, runStarted, `{"type":"vendor.progress","p":1}`, runFinished)
-	if got := Verify(stream, Options{Client: ClientV100}); len(got) != 0 {
-		t.Errorf("got %v", got)
+	if got := Verify(stream, Options{Profile: Reference, Client: ClientV100}); len(got) != 0 {
+		t.Errorf("reference: got %v", got)
+	}
+	want := []brief{{0, "unknown-event"}, {2, "unknown-event"}}
+	if diff := cmp.Diff(want, briefs(Verify(stream, Options{Client: ClientV100}))); diff != "" {
+		t.Errorf("strict (-want +got):\n%s", diff)
 	}
 	got := Verify(stream, Options{Profile: Reference, Client: ClientV0059})
 	if len(got) != 2 || got[0].Rule != RuleSchema || got[0].Field != "/type" || got[1].Index != 2 {

@@ -68,6 +68,7 @@ func (v *Verifier) check(orig, e *Event) {
 		}
 	case cRunStarted:
 		v.runStarted = true
+		v.draftRunStarted(e, report)
 		if in := e.field("input"); in.kind == kindObject {
 			msgs := objectField(e.raw[in.start:in.end], "messages")
 			kind := kindAbsent
@@ -79,6 +80,7 @@ func (v *Verifier) check(orig, e *Event) {
 			}
 		}
 	case cRunFinished:
+		v.draftRunFinished(e, report)
 		v.runFinishedCheck(report)
 	case cRunError:
 		v.runError = true

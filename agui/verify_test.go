@@ -97,7 +97,7 @@ func TestVerifyStrict(t *testing.T) {
 			stream: []string{
 				`{"type":"RUN_STARTED","threadId":"t1","runId":"r2","input":{"threadId":"t1","runId":"r2","messages":[{"id":"m0","role":"assistant","toolCalls":[{"id":"old","type":"function","function":{"name":"x","arguments":"{}"}}]}],"tools":[],"context":[]}}`,
 				`{"type":"TOOL_CALL_RESULT","messageId":"t","toolCallId":"old","content":"ok"}`,
-				runFinished},
+				`{"type":"RUN_FINISHED","threadId":"t1","runId":"r2"}`},
 		},
 		{
 			name: "arguments that are not JSON at TOOL_CALL_END",
@@ -186,12 +186,13 @@ func TestVerifyStrict(t *testing.T) {
 		{
 			name:   "unknown event types break the 0.0.59 client",
 			stream: []string{runStarted, `{"type":"THINKING_START"}`, `{"type":"VENDOR_THING","x":1}`, `{"type":"THINKING_END"}`, runFinished},
-			want:   []brief{{Index: 2, Rule: string(RuleSchema)}},
+			want:   []brief{{Index: 2, Rule: string(RuleUnknownEvent)}, {Index: 2, Rule: string(RuleSchema)}},
 		},
 		{
-			name:   "unknown event types pass the 1.0.0 client",
+			name:   "the 1.0.0 client drops unknown event types, which Strict reports",
 			stream: []string{runStarted, `{"type":"VENDOR_THING","x":1}`, runFinished},
 			client: ClientV100,
+			want:   []brief{{Index: 1, Rule: string(RuleUnknownEvent)}},
 		},
 	}
 	for _, tt := range tests {

@@ -150,7 +150,22 @@ func TestLoadCasesErrors(t *testing.T) {
 	}{
 		{"empty", "", []string{"c.yaml: empty case file"}},
 		{"no cases", "timeout: 1s\n", []string{"c.yaml:1: the file has no cases (cases:)"}},
-		{"unknown key", "cases:\n  - name: a\n    inputs: {user: hi}\n", []string{"c.yaml:3: field inputs not found"}},
+		{"unknown key", "cases:\n  - name: a\n    inputs: {user: hi}\n", []string{"c.yaml:3: field inputs not found in a case (did you mean input?)"}},
+		{"unknown keys, each with its near miss", `cases:
+  - name: a
+    input: {user: hi, folow_ups: [more]}
+    tool: []
+    script:
+      turns:
+        - text: hi
+          txet: typo
+    weather: sunny
+`, []string{
+			"c.yaml:3: field folow_ups not found in input (did you mean follow_ups?)",
+			"c.yaml:4: field tool not found in a case (did you mean tools?)",
+			"c.yaml:8: field txet not found in a turn (did you mean text?)",
+			"c.yaml:9: field weather not found in a case",
+		}},
 		{"bad duration", "timeout: soon\ncases: []\n", []string{`c.yaml:1: duration "soon": want a Go duration`}},
 		{"case mistakes", `cases:
   - name: a

@@ -66,7 +66,8 @@ ignore_state: [/messages, /steps/0/at]
 
 func TestLoadConfigErrors(t *testing.T) {
 	tests := []struct{ name, text, want string }{
-		{"unknown field", "tools:\n  - name: x\n    argz: {}\n", "conform.yaml:3: field argz not found in"},
+		{"unknown field", "tools:\n  - name: x\n    argz: {}\n", "conform.yaml:3: field argz not found in a tool (did you mean args?)"},
+		{"unknown top-level key", "interupts: []\n", "conform.yaml:1: field interupts not found in the configuration (did you mean interrupts?)"},
 		{"unknown rule", "allow: [no-such-rule]\n", `conform.yaml:1: unknown rule "no-such-rule"`},
 		{"unknown profile", "profile: lax\n", `conform.yaml:1: unknown profile "lax"`},
 		{"bad pattern", "tools:\n  - name: x\n    result: {matches: \"(\"}\n", "conform.yaml:3: matches is not a regular expression"},

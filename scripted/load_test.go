@@ -68,7 +68,7 @@ func TestParseErrors(t *testing.T) {
 		name, file, src string
 		want            []string // each must occur in the error
 	}{
-		{"unknown field", "s.yaml", "turns:\n  - text: hi\n    txet: typo\n", []string{"s.yaml:3: field txet not found in Turn"}},
+		{"unknown field", "s.yaml", "turns:\n  - text: hi\n    txet: typo\n", []string{"s.yaml:3: field txet not found in Turn (did you mean text?)"}},
 		{"unknown plan field", "s.yaml", "plan:\n  splt: {}\nturns:\n  - text: hi\n", []string{"s.yaml:2: field splt not found"}},
 		{"args not JSON", "s.yaml", "turns:\n  - text: hi\n  - calls:\n      - name: f\n        args: '{oops'\n", []string{"s.yaml:3: turn 2: call 1 (f): args are not valid JSON"}},
 		{"schedule unknown call", "s.yaml", "turns:\n  - calls: [{id: a, name: f}, {id: b, name: g}]\n    plan: {order: {by: schedule, schedule: a b z}}\n", []string{`s.yaml:2: turn 1: plan: schedule entry "z" names no call`, "#1 f, #2 g"}},

@@ -42,6 +42,7 @@ func TestShowMessagesMatchesHTTPAgent(t *testing.T) {
 		"testdata/show/faults.jsonl",
 		"testdata/show/reopened.jsonl",
 		"testdata/show/rejected.jsonl",
+		"testdata/show/binary.jsonl", // a history holding legacy binary parts
 	}
 	type check struct {
 		file  string

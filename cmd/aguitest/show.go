@@ -42,7 +42,13 @@ Flags:
                  client's pipeline stops: its verifier rejects an event) and
                  "warnings" (what it warns about) when there are any. A
                  recorded run starts from its request's messages and state;
-                 the runs of a stream are one response.
+                 the runs of a stream are one response. On a run the
+                 client rejects, what HttpAgent ends with depends on
+                 timing: given the response all at once, none of the run's
+                 messages (the rejection overtakes the events it has yet
+                 to apply); given it frame by frame, what it applied before
+                 the rejected event. --messages prints the latter, with
+                 "stopped" naming that event.
   --profile P    strict (default) or reference
   --client VERSION
                  the @ag-ui/client version: 1.0.0 or 0.0.59 (pinned by

@@ -2,12 +2,14 @@ package main
 
 import (
 	"bytes"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/stretchr/testify/require"
 
 	"github.com/aguitest/aguitest/golden"
 )
@@ -77,5 +79,17 @@ func TestMarkParallel(t *testing.T) {
 				t.Errorf("parallel groups (-want +got):\n%s", d)
 			}
 		})
+	}
+}
+
+// TestShowHelpTiming: the help says that HttpAgent's end state on a
+// rejected run depends on timing, and which of the two --messages prints.
+func TestShowHelpTiming(t *testing.T) {
+	var stdout bytes.Buffer
+	require.Equal(t, 0, run([]string{"show", "--help"}, strings.NewReader(""), &stdout, io.Discard))
+	for _, want := range []string{"depends on", "all at once", "frame by frame", "--messages prints the latter"} {
+		if !strings.Contains(strings.Join(strings.Fields(stdout.String()), " "), want) {
+			t.Errorf("show --help does not say %q", want)
+		}
 	}
 }

@@ -11,11 +11,14 @@
 // initialState).
 // Output (stdout): JSON Lines, one result per case:
 //   {"ok": bool, "error": string, "name": string, "issues": [...],
-//    "events": ["TYPE", ...], "messages": [...], "state": any}
+//    "events": ["TYPE", ...], "messages": [...], "state": any,
+//    "warnings": ["...", ...]}
 // error and name are the rejection's message and constructor name; issues
 // are zod's issues when the rejection is a schema error; events are the
 // types the subscriber saw, in order; messages and state are agent.messages
-// and agent.state after the run.
+// and agent.state after the run; warnings are the client's console.warn
+// texts during the run, in order (its deviation, compatibility and apply
+// warnings: what it strips, drops, translates or cannot apply).
 //
 // The client is the @ag-ui/client installed under the working directory
 // (internal/oracle for 1.0.0, internal/oracle/v0.0.59 for 0.0.59), so one
@@ -29,8 +32,11 @@ const { HttpAgent } = await import(
   pathToFileURL(join(process.cwd(), "node_modules", "@ag-ui", "client", "dist", "index.mjs")).href
 );
 
-process.env.SUPPRESS_TRANSFORMATION_WARNINGS = "true";
-console.warn = () => {};
+delete process.env.SUPPRESS_TRANSFORMATION_WARNINGS;
+let warnings = [];
+console.warn = (...args) => {
+  warnings.push(args.map((a) => (typeof a === "string" ? a : String(a))).join(" "));
+};
 console.error = () => {};
 console.log = () => {};
 console.info = () => {};
@@ -67,6 +73,7 @@ for await (const line of rl) {
     initialState: current.state ?? {},
   });
   const events = [];
+  warnings = [];
   let ok = true;
   let error = "";
   let name = "";
@@ -85,7 +92,7 @@ for await (const line of rl) {
     }
   }
   process.stdout.write(
-    JSON.stringify({ ok, error, name, issues, events, messages: agent.messages, state: agent.state }) + "\n",
+    JSON.stringify({ ok, error, name, issues, events, messages: agent.messages, state: agent.state, warnings }) + "\n",
   );
 }
 server.close();

@@ -10,9 +10,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"reflect"
 	"regexp"
 	"strings"
 
+	"github.com/aguitest/aguitest/internal/words"
 	yaml "go.yaml.in/yaml/v3"
 )
 
@@ -39,9 +41,79 @@ func Decode(name, what string, data []byte, v any) (*yaml.Node, error) {
 	dec := yaml.NewDecoder(bytes.NewReader(data))
 	dec.KnownFields(true)
 	if err := dec.Decode(v); err != nil && !errors.Is(err, io.EOF) {
-		return nil, Err(name, err)
+		return nil, Err(name, suggestFields(err, reflect.TypeOf(v)))
 	}
 	return doc, nil
+}
+
+// unknownField is the reader's message for a key no field of a struct
+// takes.
+var unknownField = regexp.MustCompile(`^line \d+: field (.+) not found in type (\S+)$`)
+
+// suggestFields adds a did-you-mean to the reader's unknown-field messages:
+// the field of that type the key most likely misspells, among the keys of
+// the types reachable from t.
+func suggestFields(err error, t reflect.Type) error {
+	var te *yaml.TypeError
+	if !errors.As(err, &te) {
+		return err
+	}
+	var keys map[string][]string
+	out := &yaml.TypeError{Errors: make([]string, len(te.Errors))}
+	for i, m := range te.Errors {
+		out.Errors[i] = m
+		sub := unknownField.FindStringSubmatch(m)
+		if sub == nil {
+			continue
+		}
+		if keys == nil {
+			keys = map[string][]string{}
+			structKeys(t, keys)
+		}
+		out.Errors[i] = m + words.DidYouMean(sub[1], keys[sub[2]])
+	}
+	return out
+}
+
+// structKeys records, for each struct type reachable from t, the keys its
+// fields take in YAML, by the type's name as the reader's messages give it.
+func structKeys(t reflect.Type, seen map[string][]string) {
+	for t.Kind() == reflect.Pointer || t.Kind() == reflect.Slice || t.Kind() == reflect.Array || t.Kind() == reflect.Map {
+		t = t.Elem()
+	}
+	if t.Kind() != reflect.Struct {
+		return
+	}
+	if _, ok := seen[t.String()]; ok {
+		return
+	}
+	seen[t.String()] = nil
+	var keys []string
+	var walk func(t reflect.Type)
+	walk = func(t reflect.Type) {
+		for i := 0; i < t.NumField(); i++ {
+			f := t.Field(i)
+			if !f.IsExported() {
+				continue
+			}
+			tag := f.Tag.Get("yaml")
+			name, opts, _ := strings.Cut(tag, ",")
+			if name == "-" {
+				continue
+			}
+			if strings.Contains(","+opts+",", ",inline,") && f.Type.Kind() == reflect.Struct {
+				walk(f.Type)
+				continue
+			}
+			if name == "" {
+				name = strings.ToLower(f.Name)
+			}
+			keys = append(keys, name)
+			structKeys(f.Type, seen)
+		}
+	}
+	walk(t)
+	seen[t.String()] = keys
 }
 
 // KindName names a node's kind for a message.
