@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/aguitest/aguitest/internal/jsonpointer"
+	"github.com/aguitest/aguitest/internal/jsvalue"
 	iwords "github.com/aguitest/aguitest/internal/words"
 )
 
@@ -99,7 +100,7 @@ func removals(out []removal, raw []byte, sp span, s *schema, ptr, path string, f
 func jsOrder(ms []rawMember) []rawMember {
 	n := 0
 	for _, m := range ms {
-		if _, ok := arrayIndex32(m.key); ok {
+		if _, ok := jsvalue.ArrayIndex(m.key); ok {
 			n++
 		}
 	}
@@ -108,17 +109,17 @@ func jsOrder(ms []rawMember) []rawMember {
 	}
 	out := make([]rawMember, 0, len(ms))
 	for _, m := range ms {
-		if _, ok := arrayIndex32(m.key); ok {
+		if _, ok := jsvalue.ArrayIndex(m.key); ok {
 			out = append(out, m)
 		}
 	}
 	slices.SortStableFunc(out, func(a, b rawMember) int {
-		x, _ := arrayIndex32(a.key)
-		y, _ := arrayIndex32(b.key)
+		x, _ := jsvalue.ArrayIndex(a.key)
+		y, _ := jsvalue.ArrayIndex(b.key)
 		return int(int64(x) - int64(y))
 	})
 	for _, m := range ms {
-		if _, ok := arrayIndex32(m.key); !ok {
+		if _, ok := jsvalue.ArrayIndex(m.key); !ok {
 			out = append(out, m)
 		}
 	}
