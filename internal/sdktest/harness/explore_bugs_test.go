@@ -13,7 +13,6 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
-	"time"
 
 	"github.com/aguitest/aguitest/agui"
 	"github.com/aguitest/aguitest/examples/bugs"
@@ -89,11 +88,24 @@ func TestChildBugAgent(t *testing.T) {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
 	if n, _ := strconv.Atoi(os.Getenv("AGUITEST_EXIT_AFTER")); n > 0 {
-		// A program that crashes: it exits n times 20ms after its start.
+		// A program that crashes: it serves n runs, then exits in the
+		// middle of its next one, however fast the runs go.
+		ln, err := net.Listen("tcp", net.JoinHostPort("127.0.0.1", os.Getenv("PORT")))
+		require.NoError(t, err)
+		agent := bugs.Agent{Model: bugs.NewChatModel(os.Getenv("OPENAI_BASE_URL"), os.Getenv("OPENAI_API_KEY")), Tools: bugs.Weather(), Bug: b}
+		var served atomic.Int32
+		srv := &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if served.Add(1) > int32(n) {
+				os.Exit(3)
+			}
+			agent.ServeHTTP(w, r)
+		})}
 		go func() {
-			time.Sleep(time.Duration(n) * 20 * time.Millisecond)
-			os.Exit(3)
+			<-ctx.Done()
+			_ = srv.Close()
 		}()
+		_ = srv.Serve(ln)
+		return
 	}
 	if err := bugs.Main(ctx, b); err != nil {
 		t.Fatal(err)
