@@ -25,6 +25,13 @@ func TestConform(t *testing.T) {
 	}
 	// A run its client left holds up the thread until the run's bound.
 	cfg.Timeout = 15 * time.Second
+	// The golden is the battery under each scenario's own plan. Explored,
+	// a real Mastra agent fails some plans only some of the time (once, in
+	// a CI run, "AI_APICallError: Failed to process successful response"
+	// under a plan that passed in two runs before), and a golden must not
+	// depend on timing; what exploration finds in Mastra is held by
+	// TestExploreFindsTextAfterCalls.
+	cfg.Explore = &harness.Explore{Off: true}
 	server := harness.Command("node", "server.mjs")
 	server.StartTimeout = startTimeout
 	rep := conform.Run(t.Context(), server, cfg)
