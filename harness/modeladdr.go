@@ -7,6 +7,8 @@ import (
 	"net/http/httputil"
 	"net/url"
 	"sync"
+
+	"github.com/aguitest/aguitest/internal/fullduplex"
 )
 
 // A relay listens on a fixed address and forwards every request to the
@@ -51,7 +53,7 @@ func useRelay(addr, base string) (func(), error) {
 		var protocols http.Protocols
 		protocols.SetHTTP1(true)
 		protocols.SetUnencryptedHTTP2(true)
-		r.srv = &http.Server{Protocols: &protocols, Handler: &httputil.ReverseProxy{
+		r.srv = &http.Server{Protocols: &protocols, Handler: fullduplex.Handler(&httputil.ReverseProxy{
 			Rewrite: func(pr *httputil.ProxyRequest) {
 				r.mu.Lock()
 				t := r.target
@@ -59,7 +61,7 @@ func useRelay(addr, base string) (func(), error) {
 				pr.SetURL(t)
 			},
 			FlushInterval: -1,
-		}}
+		})}
 		go r.srv.Serve(ln)
 		relays.m[addr] = r
 	}

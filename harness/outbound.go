@@ -18,6 +18,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/aguitest/aguitest/internal/fullduplex"
 	"github.com/aguitest/aguitest/internal/words"
 )
 
@@ -146,7 +147,7 @@ func (g *outboundGuard) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if r.Method != http.MethodConnect {
-		(&httputil.ReverseProxy{
+		fullduplex.Handler(&httputil.ReverseProxy{
 			Rewrite:   func(pr *httputil.ProxyRequest) { pr.Out.URL = r.URL },
 			Transport: &http.Transport{DialContext: guardDial},
 		}).ServeHTTP(w, r)

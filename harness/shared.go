@@ -11,6 +11,7 @@ import (
 	"sync"
 
 	"github.com/aguitest/aguitest/agui"
+	"github.com/aguitest/aguitest/internal/fullduplex"
 )
 
 // sharedCommand is a CommandAgent whose programs are kept from one plan of
@@ -171,7 +172,7 @@ func newProcRelay(target *url.URL) (*procRelay, error) {
 		return nil, err
 	}
 	r := &procRelay{url: "http://" + ln.Addr().String(), target: target}
-	r.srv = &http.Server{Handler: &httputil.ReverseProxy{
+	r.srv = &http.Server{Handler: fullduplex.Handler(&httputil.ReverseProxy{
 		Rewrite: func(pr *httputil.ProxyRequest) {
 			r.mu.Lock()
 			t := r.target
@@ -182,7 +183,7 @@ func newProcRelay(target *url.URL) (*procRelay, error) {
 		// A plan that ends while the program still asks its model is
 		// no news: the plan's report says what matters.
 		ErrorLog: log.New(io.Discard, "", 0),
-	}}
+	})}
 	go r.srv.Serve(ln)
 	return r, nil
 }

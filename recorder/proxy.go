@@ -5,6 +5,8 @@ import (
 	"net/http/httputil"
 	"net/url"
 	"strings"
+
+	"github.com/aguitest/aguitest/internal/fullduplex"
 )
 
 // Proxy returns a recording reverse proxy: it forwards every request to
@@ -51,7 +53,7 @@ func Proxy(target *url.URL, cfg Config) *Handler {
 	if cfg.Source == "" {
 		cfg.Source = "proxy"
 	}
-	return Middleware(rp, cfg)
+	return Middleware(fullduplex.Handler(rp), cfg)
 }
 
 // forwardPath is the upstream path of a request to the proxy's path p,
