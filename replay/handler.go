@@ -357,6 +357,8 @@ type LossAt struct {
 	Err  error
 }
 
+// Error names the line, then the cause.
 func (e *LossAt) Error() string { return fmt.Sprintf("line %d: %v", e.Line, e.Err) }
 
+// Unwrap returns the cause.
 func (e *LossAt) Unwrap() error { return e.Err }

@@ -69,6 +69,7 @@ type SchemaError struct {
 	Reason string
 }
 
+// Error names the tool, where in its schema, the keyword and why.
 func (e *SchemaError) Error() string {
 	where := e.Path
 	if where == "" {

@@ -24,6 +24,7 @@ type Loss struct {
 // is the order its decoder creates them in, and so the order of the JSON
 // keys it produces), with their numbers and kinds.
 
+// Kind is how a field's value is encoded on the wire and read back.
 type Kind uint8
 
 const (
@@ -36,6 +37,8 @@ const (
 	KindMessage
 )
 
+// Field is one field of a message: its number, its JSON name, its kind,
+// and how an absent or null value reads.
 type Field struct {
 	Num  int
 	Name string
@@ -53,6 +56,8 @@ type Field struct {
 	Oneof bool
 }
 
+// MessageType is a message's fields in declaration order, and indexed by
+// number and by name.
 type MessageType struct {
 	Name   string
 	Fields []Field

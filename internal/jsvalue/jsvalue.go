@@ -51,6 +51,7 @@ type Object struct {
 // Array is a JavaScript array; holes read as undefined.
 type Array struct{ Elems []any }
 
+// NewObject returns an empty object.
 func NewObject() *Object { return &Object{vals: map[string]any{}} }
 
 // Own returns the value of an own property.
@@ -572,6 +573,7 @@ func SameValueZero(a, b any) bool {
 // TypeError is a TypeError the reference client would throw.
 type TypeError struct{ Msg string }
 
+// Error reads as JavaScript prints the error.
 func (e *TypeError) Error() string { return "TypeError: " + e.Msg }
 
 // The names values inherit from their prototypes in Node 20, the runtime
