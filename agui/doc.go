@@ -158,7 +158,8 @@
 // with only a console warning, so a typo never reaches the frontend in
 // silence; CUSTOM and RAW events and the opaque fields (metadata,
 // rawEvent, state, values) are the protocol's extension points and not
-// reported.
+// reported. Options.Enable turns the two on in Reference, without
+// Strict's other rules.
 //
 // Opt-in rules, for bugs reported against real integrations (Options.Enable;
 // see each constant for the bug it catches):

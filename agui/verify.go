@@ -70,7 +70,10 @@ type Options struct {
 	// rule.
 	Allow []Rule
 	// Enable turns on opt-in rules (RuleEmptyDelta, RuleSharedResultID,
-	// RuleReusedResultID) in any profile.
+	// RuleReusedResultID) in any profile, and Strict's RuleUnknownEvent
+	// and RuleUnknownField in Reference: what @ag-ui/client 1.0.0 drops or
+	// strips with a console warning, reported without Strict's other
+	// rules.
 	Enable []Rule
 	// Input is the RunAgentInput the stream answers: the tool calls of its
 	// message history are known, so that a TOOL_CALL_RESULT for one of
@@ -318,7 +321,7 @@ func (v *Verifier) stage(e *Event) {
 	if !v.opt.orderingOnly && !e.valid {
 		e = v.compat.apply(e)
 		if !e.typ.Known() {
-			if v.opt.Profile == Strict {
+			if v.opt.Profile == Strict || v.enable.has(RuleUnknownEvent) {
 				v.reportUnknownEvent(e)
 			}
 			return // the client drops event types it does not know
@@ -327,7 +330,7 @@ func (v *Verifier) stage(e *Event) {
 			s := eventSchemas[e.typ]
 			sp, _, err := scanValue(e.raw, 0)
 			strip := err == nil && needsStrip(e.raw, sp, s)
-			if strip && v.opt.Profile == Strict {
+			if strip && (v.opt.Profile == Strict || v.enable.has(RuleUnknownField)) {
 				v.reportRemovals(e, sp, s)
 			}
 			v.checker.checkEvent(e.raw, s)

@@ -141,6 +141,32 @@ func TestOptInRules(t *testing.T) {
 	}
 }
 
+// Enable turns on unknown-event and unknown-field under Reference: what
+// @ag-ui/client 1.0.0 drops and strips (show --messages lists it among the
+// client's warnings), without Strict's other rules (here, the reopened id
+// m).
+func TestEnableUnknownUnderReference(t *testing.T) {
+	stream := events(t, runStarted,
+		`{"type":"TEXT_MESSAGE_CHUNKS","messageId":"m","delta":"hi"}`,
+		`{"type":"TEXT_MESSAGE_START","messageId":"m"}`,
+		`{"type":"TEXT_MESSAGE_END","messageId":"m"}`,
+		`{"type":"TEXT_MESSAGE_START","messageId":"m"}`,
+		`{"type":"TEXT_MESSAGE_END","messageId":"m"}`,
+		`{"type":"TOOL_CALL_START","toolCallId":"c","toolCallName":"f","parentMessageID":"m"}`,
+		`{"type":"TOOL_CALL_END","toolCallId":"c"}`,
+		runFinished)
+	ref := Options{Profile: Reference, Client: ClientV100}
+	if got := Verify(stream, ref); len(got) != 0 {
+		t.Fatalf("Reference reports without Enable: %v", got)
+	}
+	ref.Enable = []Rule{RuleUnknownEvent, RuleUnknownField}
+	got := briefs(Verify(stream, ref))
+	want := []brief{{1, "unknown-event"}, {6, "unknown-field"}}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("(-want +got):\n%s", diff)
+	}
+}
+
 func TestResponseRules(t *testing.T) {
 	for _, tc := range []struct {
 		status int

@@ -28,7 +28,9 @@ type heldRun struct {
 	// earlier says it stopped in an earlier run of the same response.
 	stopped string
 	earlier bool
-	// warnings are what the client warned about, as it went on.
+	// warnings are what the client warned about, as it went on: what its
+	// view did not apply as given, and (1.0.0) the events it dropped and
+	// the fields it stripped.
 	warnings []string
 }
 
@@ -56,13 +58,13 @@ func (a *assembler) begin(input *agui.RunAgentInput) {
 	switch {
 	case input != nil:
 		a.v = agui.NewClientView(a.client, *input)
-		a.ver, a.stopped = agui.NewVerifier(agui.Options{Profile: agui.Reference, Client: a.client}), false
+		a.ver, a.stopped = a.verifier(), false
 	case a.v == nil:
 		a.v = agui.NewClientView(a.client, agui.RunAgentInput{})
-		a.ver = agui.NewVerifier(agui.Options{Profile: agui.Reference, Client: a.client})
+		a.ver = a.verifier()
 	case a.recording:
 		a.v.AddMessages() // a request of its own
-		a.ver, a.stopped = agui.NewVerifier(agui.Options{Profile: agui.Reference, Client: a.client}), false
+		a.ver, a.stopped = a.verifier(), false
 	}
 	if a.recording {
 		a.offset = 0
@@ -72,6 +74,18 @@ func (a *assembler) begin(input *agui.RunAgentInput) {
 	a.i = 0
 }
 
+// verifier returns the client's verifier, which also reports what
+// @ag-ui/client 1.0.0 drops or strips with a console warning (0.0.59
+// rejects an event of a type it does not know, and strips unknown fields
+// without a word).
+func (a *assembler) verifier() *agui.Verifier {
+	o := agui.Options{Profile: agui.Reference, Client: a.client}
+	if a.client != agui.ClientV0059 {
+		o.Enable = []agui.Rule{agui.RuleUnknownEvent, agui.RuleUnknownField}
+	}
+	return agui.NewVerifier(o)
+}
+
 // push gives the client the run's next event, as it came.
 func (a *assembler) push(e agui.Event) {
 	n := a.offset + a.i + 1
@@ -79,12 +93,21 @@ func (a *assembler) push(e agui.Event) {
 	if a.stopped {
 		return
 	}
-	if vs := a.ver.Push(e); len(vs) > 0 {
-		a.c.stopped = fmt.Sprintf("event %d (%s): %s: %s", n, e.Type(), vs[0].Rule, vs[0].Message)
+	for _, vi := range a.ver.Push(e) {
+		if vi.Rule == agui.RuleUnknownEvent || vi.Rule == agui.RuleUnknownField {
+			a.c.warnings = append(a.c.warnings, vi.Message)
+			continue
+		}
+		a.c.stopped = fmt.Sprintf("event %d (%s): %s: %s", n, e.Type(), vi.Rule, vi.Message)
 		a.stopped = true
 		return
 	}
-	if err := a.v.Apply(e); err != nil {
+	err := a.v.Apply(e)
+	for _, w := range a.v.Warnings()[a.warned:] {
+		a.c.warnings = append(a.c.warnings, w.Message)
+	}
+	a.warned = len(a.v.Warnings())
+	if err != nil {
 		a.c.stopped = fmt.Sprintf("event %d (%s): %v", n, e.Type(), err)
 		a.stopped = true
 	}
@@ -95,9 +118,6 @@ func (a *assembler) end() *heldRun {
 	a.offset += a.i
 	c := a.c
 	c.held(a.v)
-	for _, w := range a.v.Warnings()[a.warned:] {
-		c.warnings = append(c.warnings, w.Message)
-	}
 	a.c = nil
 	return c
 }

@@ -40,7 +40,9 @@ Flags:
                  HttpAgent of @ag-ui/client assembles them: {"run",
                  "thread", "messages", "state"}, and "stopped" (where the
                  client's pipeline stops: its verifier rejects an event) and
-                 "warnings" (what it warns about) when there are any. A
+                 "warnings" (what it warns about, among them the events
+                 @ag-ui/client 1.0.0 drops and the fields it strips) when
+                 there are any. A
                  recorded run starts from its request's messages and state;
                  the runs of a stream are one response. On a run the
                  client rejects, what HttpAgent ends with depends on
