@@ -70,6 +70,7 @@ var Schema []byte
 //	    answers:                    # how the client answers interrupts
 //	      - {tool: delete_file, payload: {approved: true}}   # or reason:, cancel: true
 //	    profile: strict             # or reference; also allow: and enable: [RULE]
+//	    client: 0.0.59              # the @ag-ui/client checked against (default: every one under strict)
 //	    golden: merged              # wire, or none
 //	    explore: {plans: 50, seed: 7}   # run it under 50 other plans of its script (0: none)
 //	    ignore_state: [/messages]       # state that may differ from plan to plan
@@ -139,6 +140,7 @@ func ParseCases(name string, data []byte) (*CaseFile, error) {
 			Name:     fc.Name,
 			Script:   fc.Script,
 			Profile:  fc.Profile.p,
+			Client:   fc.Client.c,
 			Allow:    rules(fc.Allow),
 			Enable:   rules(fc.Enable),
 			MaxRuns:  fc.MaxRuns,
@@ -258,6 +260,7 @@ type fileCase struct {
 	Tools     []fileTool      `yaml:"tools"`
 	Answers   []fileAnswer    `yaml:"answers"`
 	Profile   profileName     `yaml:"profile"`
+	Client    clientName      `yaml:"client"`
 	Allow     []ruleName      `yaml:"allow"`
 	Enable    []ruleName      `yaml:"enable"`
 	Golden    goldenView      `yaml:"golden"`

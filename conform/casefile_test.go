@@ -71,6 +71,7 @@ cases:
       turns: [{fault: {kind: status, status: 500, always: true}}]
     want_error: {message: model, code: PROVIDER_ERROR}
     profile: reference
+    client: 0.0.59
     allow: [truncated]
 `
 
@@ -107,6 +108,8 @@ func TestLoadCases(t *testing.T) {
 	assert.Empty(t, outage.Input.Messages[0].ID, "the harness mints the ids of messages without one")
 	assert.Equal(t, &harness.WantError{Message: "model", Code: "PROVIDER_ERROR"}, outage.WantError)
 	assert.Equal(t, agui.Reference, outage.Profile)
+	assert.Equal(t, agui.ClientV0059, outage.Client)
+	assert.Empty(t, forecast.Client, "every client by default")
 	assert.Equal(t, []agui.Rule{agui.RuleTruncated}, outage.Allow)
 }
 
@@ -182,6 +185,9 @@ func TestLoadCasesErrors(t *testing.T) {
 			`c.yaml:6: case "a": input: say what the user asks: user: TEXT, or messages: [...]`,
 			`c.yaml:5: case "a": a case needs a script with turns`,
 			`c.yaml:8: a case needs a name`,
+		}},
+		{"client", "cases:\n  - name: a\n    input: {user: hi}\n    script: {turns: [{text: hi}]}\n    client: 0.0.60\n", []string{
+			`c.yaml:5: unknown client version "0.0.60" (want 1.0.0 or 0.0.59)`,
 		}},
 		{"ignore_state", "cases:\n  - name: a\n    input: {user: hi}\n    script: {turns: [{text: hi}]}\n    ignore_state: [messages]\n", []string{
 			`c.yaml:5: case "a": ignore_state: "messages" is not a JSON Pointer: it does not start with / (the state's member messages is /messages)`,

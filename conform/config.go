@@ -201,6 +201,7 @@ func (c Config) CheckPatterns() error {
 //	    answer: {approved: true}     # the payload the client resumes with
 //	    reason: approval             # answer the interrupts of this reason (optional)
 //	profile: strict                  # or reference
+//	client: 0.0.59                   # the @ag-ui/client checked against (optional)
 //	allow: [rule, ...]               # verifier rules waived
 //	enable: [rule, ...]              # opt-in rules turned on
 //	timeout: 20s                     # each run's bound
@@ -225,7 +226,7 @@ func LoadConfig(file string) (Config, error) {
 		}
 		return file
 	}
-	cfg := Config{Profile: f.Profile.p, Timeout: time.Duration(f.Timeout), Only: f.Only, Skip: f.Skip, IgnoreState: f.IgnoreState}
+	cfg := Config{Profile: f.Profile.p, Client: f.Client.c, Timeout: time.Duration(f.Timeout), Only: f.Only, Skip: f.Skip, IgnoreState: f.IgnoreState}
 	for i, p := range f.IgnoreState {
 		if p != "" && !strings.HasPrefix(p, "/") {
 			errs = append(errs, fmt.Sprintf("%s: ignore_state: %q is not a JSON Pointer: it does not start with / (the state's member messages is /messages)", where("ignore_state", i), p))
@@ -281,6 +282,7 @@ type configFile struct {
 	Tools       []configTool      `yaml:"tools"`
 	Interrupts  []configInterrupt `yaml:"interrupts"`
 	Profile     profileName       `yaml:"profile"`
+	Client      clientName        `yaml:"client"`
 	Allow       []ruleName        `yaml:"allow"`
 	Enable      []ruleName        `yaml:"enable"`
 	Timeout     scripted.Duration `yaml:"timeout"`
@@ -322,6 +324,18 @@ func (p *profileName) UnmarshalYAML(n *yaml.Node) error {
 		return yamlfile.Errorf(n, "%v", err)
 	}
 	p.p = v
+	return nil
+}
+
+// clientName is an @ag-ui/client version by name ("1.0.0", "0.0.59").
+type clientName struct{ c agui.Client }
+
+func (c *clientName) UnmarshalYAML(n *yaml.Node) error {
+	v, err := agui.ParseClient(n.Value)
+	if err != nil {
+		return yamlfile.Errorf(n, "%v", err)
+	}
+	c.c = v
 	return nil
 }
 

@@ -35,6 +35,7 @@ interrupts:
     answer: {approved: true}
     reason: approval
 profile: reference
+client: 0.0.59
 allow: [truncated]
 enable: [empty-delta]
 timeout: 5s
@@ -49,6 +50,7 @@ ignore_state: [/messages, /steps/0/at]
 	}, cfg.Tools)
 	assert.Equal(t, []conform.InterruptTool{{Tool: "delete_file", Args: json.RawMessage(`{"path":"notes.txt"}`), Payload: json.RawMessage(`{"approved":true}`), Reason: "approval"}}, cfg.Interrupts)
 	assert.Equal(t, agui.Reference, cfg.Profile)
+	assert.Equal(t, agui.ClientV0059, cfg.Client)
 	assert.Equal(t, []agui.Rule{agui.RuleTruncated}, cfg.Allow)
 	assert.Equal(t, []agui.Rule{agui.RuleEmptyDelta}, cfg.Enable)
 	assert.Equal(t, 5*time.Second, cfg.Timeout)
