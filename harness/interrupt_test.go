@@ -232,7 +232,10 @@ func TestRunTimeout(t *testing.T) {
 	<-gone
 	require.NotEmpty(t, rep.Problems)
 	assert.Equal(t, harness.ProblemRun, rep.Problems[0].Kind)
-	assert.Contains(t, rep.Problems[0].Text, "run 1: the run did not end within 20ms (Options.Timeout)")
+	// It says how far the run came: a hung agent, not a hung model client
+	// (this agent never asks its model).
+	assert.Contains(t, rep.Problems[0].Text, "run 1: the run did not end within 20ms (Options.Timeout; ")
+	assert.Regexp(t, `(no event came|[12] events? came, the last (RUN_STARTED|TEXT_MESSAGE_START)); the model was asked 0 times in all, for the script's 0 turns\): `, rep.Problems[0].Text)
 }
 
 // serveFunc serves a Func agent's events over HTTP as server-sent events.

@@ -12,6 +12,7 @@ import (
 	"github.com/aguitest/aguitest/agui"
 	"github.com/aguitest/aguitest/internal/words"
 	"github.com/aguitest/aguitest/recorder"
+	"github.com/aguitest/aguitest/scripted"
 )
 
 // session is the client's side of one case: it posts the runs, reads and
@@ -25,6 +26,7 @@ type session struct {
 	r    runner
 	rec  *recorder.Writer // nil when the case is not recorded
 	llm  *llmProxy
+	srv  *scripted.Server
 	view *agui.View // what the client holds
 	ids  *ids       // what the client names the thread, runs and messages
 }
@@ -224,7 +226,7 @@ func (s *session) post(n int, input agui.RunAgentInput) RunResult {
 	}
 	if err != nil && !errors.Is(err, errStopped) {
 		if errors.Is(ctx.Err(), context.DeadlineExceeded) && s.ctx.Err() == nil {
-			err = fmt.Errorf("the run did not end within %v (Options.Timeout): %w", timeout, err)
+			err = fmt.Errorf("the run did not end within %v (Options.Timeout; %s): %w", timeout, s.stall(rs), err)
 		}
 		rs.run.Err = err
 		return rs.run
@@ -232,6 +234,28 @@ func (s *session) post(n int, input agui.RunAgentInput) RunResult {
 	rs.violations(rs.v.Finish(), 0)
 	rs.run.Interrupts = interrupts(rs.run.Events)
 	return rs.run
+}
+
+// stall says how far a run that did not end had come: the events that
+// came, and how often the agent had asked the model for the script's
+// turns, which tells a hung model client from a hung agent.
+func (s *session) stall(rs *runStream) string {
+	rs.mu.Lock()
+	n := len(rs.run.Events)
+	var last agui.EventType
+	if n > 0 {
+		last = rs.run.Events[n-1].Type()
+	}
+	rs.mu.Unlock()
+	came := "no event came"
+	if n > 0 {
+		came = fmt.Sprintf("%s came, the last %s", words.Count(n, "event", "events"), last)
+	}
+	asked := 0
+	if s.srv != nil {
+		asked = len(s.srv.Requests())
+	}
+	return fmt.Sprintf("%s; the model was asked %s in all, for the script's %s", came, words.Count(asked, "time", "times"), words.Count(len(s.c.Script.Turns), "turn", "turns"))
 }
 
 // goAway makes the client leave the run (Case.Leave).

@@ -263,7 +263,7 @@ func (o Options) test(ctx context.Context, rep *report, agent Agent, c Case) *Re
 			}()
 		}
 	}
-	s := &session{ctx: ctx, rep: rep, o: o, c: c, r: r, rec: rec, llm: llm, ids: ids}
+	s := &session{ctx: ctx, rep: rep, o: o, c: c, r: r, rec: rec, llm: llm, srv: srv, ids: ids}
 	res := s.run()
 	want.check(rep, res)
 
