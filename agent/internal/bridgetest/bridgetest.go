@@ -137,7 +137,9 @@ var Tools = []harness.Tool{
 // arguments), the final text, and, for the plans that place the text
 // first, the same merged events as every other such plan. resultIDs are the
 // call ids the agent gives the three calls, in index order, as the model
-// gets them back.
+// gets them back. The cases are not explored: each is a plan of the
+// matrix already, and exploring each would run the same script under the
+// same other plans once per case (Explored explores it once).
 func Cases(name string, plans []Plan, resultIDs []string) []harness.Case {
 	var ref struct {
 		sync.Mutex
@@ -152,6 +154,7 @@ func Cases(name string, plans []Plan, resultIDs []string) []harness.Case {
 			Script:   Script(p.Plan, resultIDs),
 			Tools:    Tools,
 			NoGolden: true,
+			Explore:  &harness.Explore{Off: true},
 			Check: func(t harness.T, r *harness.Result) {
 				t.Helper()
 				if len(r.Runs) != 2 {
