@@ -251,10 +251,7 @@ func (s *session) stall(rs *runStream) string {
 	if n > 0 {
 		came = fmt.Sprintf("%s came, the last %s", words.Count(n, "event", "events"), last)
 	}
-	asked := 0
-	if s.srv != nil {
-		asked = len(s.srv.Requests())
-	}
+	asked := len(s.srv.Requests())
 	return fmt.Sprintf("%s; the model was asked %s in all, for the script's %s", came, words.Count(asked, "time", "times"), words.Count(len(s.c.Script.Turns), "turn", "turns"))
 }
 

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 
 	"github.com/aguitest/aguitest/agui"
 	"github.com/aguitest/aguitest/recorder"
@@ -74,14 +75,18 @@ func (a *assembler) begin(input *agui.RunAgentInput) {
 	a.i = 0
 }
 
-// verifier returns the client's verifier, which also reports what
-// @ag-ui/client 1.0.0 drops or strips with a console warning (0.0.59
-// rejects an event of a type it does not know, and strips unknown fields
-// without a word).
+// warnedRules are what @ag-ui/client 1.0.0 drops or strips with a
+// console warning, and goes on: warnings of the client's, not where it
+// stops.
+var warnedRules = []agui.Rule{agui.RuleUnknownEvent, agui.RuleUnknownField}
+
+// verifier returns the client's verifier, which also reports warnedRules
+// under 1.0.0 (0.0.59 rejects an event of a type it does not know, and
+// strips unknown fields without a word).
 func (a *assembler) verifier() *agui.Verifier {
 	o := agui.Options{Profile: agui.Reference, Client: a.client}
 	if a.client != agui.ClientV0059 {
-		o.Enable = []agui.Rule{agui.RuleUnknownEvent, agui.RuleUnknownField}
+		o.Enable = warnedRules
 	}
 	return agui.NewVerifier(o)
 }
@@ -94,7 +99,7 @@ func (a *assembler) push(e agui.Event) {
 		return
 	}
 	for _, vi := range a.ver.Push(e) {
-		if vi.Rule == agui.RuleUnknownEvent || vi.Rule == agui.RuleUnknownField {
+		if slices.Contains(warnedRules, vi.Rule) {
 			a.c.warnings = append(a.c.warnings, vi.Message)
 			continue
 		}
