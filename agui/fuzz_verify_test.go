@@ -3,6 +3,7 @@ package agui
 import (
 	"bytes"
 	"encoding/json"
+	"reflect"
 	"testing"
 )
 
@@ -51,6 +52,19 @@ func FuzzVerify(f *testing.F) {
 					t.Fatalf("%+v: violation without rule or message: %+v", opt, v)
 				}
 			}
+		}
+		// Enabling unknown-event and unknown-field under Reference adds
+		// those and changes nothing else: show --messages reads them as
+		// the client's warnings and every other violation as its stop.
+		ref := Verify(evs, Options{Profile: Reference})
+		var rest []Violation
+		for _, v := range Verify(evs, Options{Profile: Reference, Enable: []Rule{RuleUnknownEvent, RuleUnknownField}}) {
+			if v.Rule != RuleUnknownEvent && v.Rule != RuleUnknownField {
+				rest = append(rest, v)
+			}
+		}
+		if (len(ref) > 0 || len(rest) > 0) && !reflect.DeepEqual(ref, rest) {
+			t.Fatalf("Enable of unknown-event and unknown-field changed Reference's other violations:\n%v\n%v", ref, rest)
 		}
 		// Strict never accepts what Reference rejects.
 		for _, noChunks := range []bool{false, true} {
