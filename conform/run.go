@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"runtime"
 	"slices"
 	"strings"
 	"sync"
@@ -89,9 +90,10 @@ func (r *Report) Count(s Status) int {
 }
 
 // Run runs the battery cfg selects against agent, one scenario after
-// another, and reports how each went. Each scenario starts the agent
-// afresh (for a harness.Command agent, a new process) with its own
-// scripted LLM; each run must end within cfg.Timeout. A scenario fails
+// another, and reports how each went. Each scenario has its own scripted
+// LLM and thread; a harness.Command agent's program is kept from one
+// scenario to the next (see harness.Pool) and started afresh only after a
+// run of it failed. Each run must end within cfg.Timeout. A scenario fails
 // when the harness finds a problem (the verifier under cfg.Profile, a
 // request left unanswered, a run that hangs, a RUN_ERROR it does not
 // expect or the lack of one it does) or its checks do.
@@ -105,6 +107,14 @@ func Run(ctx context.Context, agent harness.Agent, cfg Config) Report {
 	o := harness.Options{Timeout: timeout, RecordDir: cfg.RecordDir, ModelAddr: cfg.ModelAddr, IgnoreState: cfg.IgnoreState, Frontend: cfg.Frontend}
 	battery := Battery(cfg)
 	found := cfg.Declared != nil
+	parallel := runtime.GOMAXPROCS(0) // an explored scenario's plans at once
+	if x := cfg.Explore; x != nil && x.Off {
+		parallel = 1
+	} else if x != nil && x.Parallel > 0 {
+		parallel = x.Parallel
+	}
+	agent, stop := harness.Pool(agent, parallel)
+	defer stop()
 	for i := 0; i < len(battery); i++ {
 		s := battery[i]
 		if base, _, _ := strings.Cut(s.Name, "/"); base == string(GeneratedCall) && !found {

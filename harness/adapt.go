@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 
 	"github.com/aguitest/aguitest/golden"
 )
@@ -61,8 +62,24 @@ func Run[Sub TestingT[Sub]](t Sub, agent Agent, cases []Case, opts ...Options) {
 		o = opts[0]
 	}
 	checkNames(cases)
+	// A Command agent's programs are kept from case to case and stopped
+	// when the last case is over: parallel cases end after Run returns.
+	agent, stop := o.pool(agent, cases)
+	var left atomic.Int64
+	left.Store(int64(len(cases)))
+	done := func() {
+		if left.Add(-1) == 0 {
+			stop()
+		}
+	}
+	if len(cases) == 0 {
+		stop()
+	}
 	for _, c := range cases {
+		ran := false
 		t.Run(c.Name, func(t Sub) {
+			ran = true
+			defer done()
 			t.Helper()
 			if o.Parallel {
 				t.Parallel()
@@ -72,6 +89,9 @@ func Run[Sub TestingT[Sub]](t Sub, agent Agent, cases []Case, opts ...Options) {
 				c.Check(t, res)
 			}
 		})
+		if !ran {
+			done() // left out by -run
+		}
 	}
 }
 

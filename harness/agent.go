@@ -211,8 +211,11 @@ func (r *funcRunner) run(ctx context.Context, input agui.RunAgentInput, rcv rece
 	return r.fn(ctx, r.env, input, func(e agui.Event) error { return rcv.event(e, 0) })
 }
 
-// Command makes an Agent of a program, started for each case, so that
-// agents written in any language are tested the same way. Its environment
+// Command makes an Agent of a program, so that agents written in any
+// language are tested the same way. Run, TestAll, an explored case and
+// conform.Run keep a program from one case (or plan, or scenario) to the
+// next and start another only after a failed run (see Pool); Test and
+// RunCase on their own start one for the case. Its environment
 // points every provider's client at the case's scripted LLM
 // (OPENAI_BASE_URL and OPENAI_API_KEY, ANTHROPIC_BASE_URL and
 // ANTHROPIC_API_KEY, GOOGLE_GEMINI_BASE_URL and GEMINI_API_KEY,
@@ -222,7 +225,7 @@ func (r *funcRunner) run(ctx context.Context, input agui.RunAgentInput, rcv rece
 // host (see CommandAgent.AllowHosts), and has
 // PORT naming a free loopback port, on which it must serve AG-UI (POST to
 // Path, "/" by default). The harness waits until the port accepts
-// connections and stops the program after the case. The port is drawn
+// connections and stops the program when its cases are over. The port is drawn
 // from 20000-31999, below the kernel's ephemeral ports, and claimed for
 // the machine while the program runs (a lock on a file in
 // $TMPDIR/aguitest-ports), so that programs started by other aguitest

@@ -8,15 +8,16 @@ import (
 	"net/http"
 	"net/http/httputil"
 	"net/url"
+	"runtime"
 	"sync"
 
 	"github.com/aguitest/aguitest/agui"
 	"github.com/aguitest/aguitest/internal/fullduplex"
 )
 
-// sharedCommand is a CommandAgent whose programs are kept from one plan of
-// an exploration to the next: a program pays its start once, not once per
-// plan. Each program's model clients point at a relay of its own, which
+// sharedCommand is a CommandAgent whose programs are kept from one case,
+// scenario or plan to the next: a program pays its start once, not once
+// per plan. Each program's model clients point at a relay of its own, which
 // the harness points at the scripted LLM of the plan under way, as it does
 // for a URL agent (Options.ModelAddr); a program serves one plan at a
 // time, and at most max of them run at once. A program whose run failed
@@ -40,6 +41,54 @@ type sharedProc struct {
 	relay *procRelay
 }
 
+// Pool returns an agent that runs each case it is given on a program of
+// agent kept from an earlier case, and a function that stops the programs
+// once the cases are over. A program starts when no kept one is free and
+// fewer than programs run (at least one); one whose run failed (it
+// crashed, hung or broke a stream) is stopped, and the next case starts
+// another. An agent other than a Command agent
+// is returned as it is.
+//
+// Run, TestAll and conform.Run pool a Command agent themselves, for the
+// table or the battery; an explored case keeps its programs from plan to
+// plan. Call Pool when you run cases one by one through Test or RunCase,
+// to pay a slow program's start once:
+//
+//	agent, stop := harness.Pool(harness.Command("node", "server.mjs"), 1)
+//	defer stop()
+//	for _, c := range cases {
+//		rep := harness.Options{}.Test(ctx, agent, c)
+//		...
+//	}
+//
+// A kept program serves cases one after another, each on its own thread
+// with a scripted LLM of its own, its model clients pointed through a
+// relay at the case under way; what it remembers of earlier threads, it
+// keeps.
+func Pool(agent Agent, programs int) (Agent, func()) {
+	a, ok := agent.(*CommandAgent)
+	if !ok {
+		return agent, func() {}
+	}
+	s := newSharedCommand(a, programs)
+	return s, s.close
+}
+
+// pool pools a Command agent for a table of cases run under o: as many
+// programs as cases or plans may run at once.
+func (o Options) pool(agent Agent, cases []Case) (Agent, func()) {
+	n := runtime.GOMAXPROCS(0)
+	if o.Explore != nil {
+		n = max(n, o.Explore.Parallel)
+	}
+	for _, c := range cases {
+		if c.Explore != nil {
+			n = max(n, c.Explore.Parallel)
+		}
+	}
+	return Pool(agent, n)
+}
+
 func newSharedCommand(a *CommandAgent, most int) *sharedCommand {
 	s := &sharedCommand{a: a, max: max(1, most)}
 	s.cond = sync.NewCond(&s.mu)
@@ -55,12 +104,23 @@ func (s *sharedCommand) start(ctx context.Context, env Env) (runner, error) {
 	}
 	target.Path = ""
 	s.mu.Lock()
-	for len(s.free) == 0 && s.n >= s.max {
-		s.cond.Wait()
-	}
-	if len(s.free) > 0 {
+	for {
+		for len(s.free) == 0 && s.n >= s.max {
+			s.cond.Wait()
+		}
+		if len(s.free) == 0 {
+			break
+		}
 		p := s.free[len(s.free)-1]
 		s.free = s.free[:len(s.free)-1]
+		if p.exited() {
+			// It ended while it waited for a case: the next starts anew.
+			s.mu.Unlock()
+			p.stop()
+			s.mu.Lock()
+			s.n--
+			continue
+		}
 		s.mu.Unlock()
 		p.relay.point(target)
 		return &sharedRunner{s: s, p: p}, nil
@@ -95,14 +155,7 @@ func (s *sharedCommand) gone() {
 // put takes a program back after a plan: kept for the next when its runs
 // went well and it still runs, stopped otherwise.
 func (s *sharedCommand) put(p *sharedProc, ok bool) {
-	if ok {
-		select {
-		case err := <-p.r.exited:
-			p.r.exited <- err
-			ok = false
-		default:
-		}
-	}
+	ok = ok && !p.exited()
 	s.mu.Lock()
 	if ok && !s.closed {
 		s.free = append(s.free, p)
@@ -129,6 +182,17 @@ func (s *sharedCommand) close() {
 		wg.Go(p.stop)
 	}
 	wg.Wait()
+}
+
+// exited reports whether the program has ended.
+func (p *sharedProc) exited() bool {
+	select {
+	case err := <-p.r.exited:
+		p.r.exited <- err
+		return true
+	default:
+		return false
+	}
 }
 
 func (p *sharedProc) stop() {

@@ -165,6 +165,8 @@ func (o Options) recording(name string) string {
 // with one name.
 func (o Options) TestAll(ctx context.Context, agent Agent, cases []Case) []Report {
 	checkNames(cases)
+	agent, stop := o.pool(agent, cases)
+	defer stop()
 	out := make([]Report, len(cases))
 	if !o.Parallel {
 		for i, c := range cases {

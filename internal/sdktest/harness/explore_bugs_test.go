@@ -142,6 +142,97 @@ func TestCommandAgentServesEveryPlan(t *testing.T) {
 	assert.Greater(t, n, 3, "the program that crashed was started again")
 }
 
+// TestCommandAgentServesTheTable: a table of cases run by Run or TestAll
+// against a program starts it once for cases that run one after another,
+// and stops it once they are over; Pool does the same for cases run one
+// by one through Test. A program that crashed is started again, and the
+// cases after it pass.
+func TestCommandAgentServesTheTable(t *testing.T) {
+	agent := func(t *testing.T, env ...string) (*harness.CommandAgent, func() []int) {
+		log := filepath.Join(t.TempDir(), "starts")
+		a := &harness.CommandAgent{
+			Name: os.Args[0],
+			Args: []string{"-test.run", "^TestChildBugAgent$"},
+			Env:  append([]string{"AGUITEST_BUG_AGENT=none", "AGUITEST_START_LOG=" + log}, env...),
+		}
+		return a, func() []int {
+			b, err := os.ReadFile(log)
+			require.NoError(t, err)
+			var pids []int
+			for _, f := range strings.Fields(string(b)) {
+				pid, err := strconv.Atoi(f)
+				require.NoError(t, err)
+				pids = append(pids, pid)
+			}
+			return pids
+		}
+	}
+	var cases []harness.Case
+	for i := range 4 {
+		c := showBoth()
+		c.Name = fmt.Sprintf("case-%d", i)
+		c.Explore = &harness.Explore{Off: true}
+		cases = append(cases, c)
+	}
+	gone := func(t *testing.T, pids []int) {
+		t.Helper()
+		for _, pid := range pids {
+			// Stopped before the table's run returned; a zombie nobody
+			// reaps counts as gone.
+			stat, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+			if err == nil {
+				_, after, _ := strings.Cut(string(stat), ") ")
+				assert.True(t, strings.HasPrefix(after, "Z"), "program %d outlived its table", pid)
+			}
+		}
+	}
+
+	t.Run("TestAll", func(t *testing.T) {
+		a, started := agent(t)
+		for _, r := range (harness.Options{}).TestAll(t.Context(), a, cases) {
+			assert.False(t, r.Failed(), "%s: %v", r.Case, r.Err())
+		}
+		pids := started()
+		assert.Len(t, pids, 1, "one program for the table")
+		gone(t, pids)
+	})
+	t.Run("Run", func(t *testing.T) {
+		a, started := agent(t)
+		t.Run("table", func(t *testing.T) { harness.Run(t, a, cases) })
+		pids := started()
+		assert.Len(t, pids, 1, "one program for the table")
+		gone(t, pids)
+	})
+	t.Run("Pool", func(t *testing.T) {
+		a, started := agent(t)
+		pooled, stop := harness.Pool(a, 1)
+		for _, c := range cases {
+			r := harness.Options{}.Test(t.Context(), pooled, c)
+			assert.False(t, r.Failed(), "%s: %v", r.Case, r.Err())
+		}
+		stop()
+		pids := started()
+		assert.Len(t, pids, 1, "one program for the cases")
+		gone(t, pids)
+	})
+	t.Run("crash", func(t *testing.T) {
+		// Each run of showBoth is two requests to the agent; the program
+		// exits in the middle of its fifth, the first of case 2's.
+		a, started := agent(t, "AGUITEST_EXIT_AFTER=4")
+		reps := harness.Options{}.TestAll(t.Context(), a, cases)
+		var failed []string
+		for _, r := range reps {
+			if r.Failed() {
+				failed = append(failed, r.Case)
+			}
+		}
+		assert.Equal(t, []string{"case-2"}, failed, "only the case the program crashed in fails")
+		pids := started()
+		assert.Len(t, pids, 2, "the program that crashed was started again")
+		gone(t, pids)
+	})
+}
+
 // TestExploreAgentKinds: exploration works for every kind of agent. The
 // correct agent passes every plan its wire can express; the agent whose
 // parallel calls' arguments go under the call that started last
