@@ -9,6 +9,7 @@ import (
 	"os/signal"
 	"path/filepath"
 	"regexp"
+	"runtime"
 	"strings"
 	"time"
 
@@ -38,7 +39,8 @@ up, the client's messages and state must match the case's golden file and
 the case's expectations must hold. The agent may be written in any
 language.
 
-With --cmd, COMMAND (run by the shell) is started for each case with
+With --cmd, COMMAND (run by the shell) is started once and serves case
+after case (started again only after a run that failed), with
 OPENAI_BASE_URL, OPENAI_API_KEY, ANTHROPIC_BASE_URL, ANTHROPIC_API_KEY,
 GOOGLE_GEMINI_BASE_URL, GEMINI_API_KEY and PORT in its environment, and
 must serve AG-UI on PORT (POST to --path). With --url, the agent is
@@ -151,6 +153,10 @@ func cmdTest(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if err != nil {
 		return fail("%v\n\n%s", err, testUsage)
 	}
+	// A --cmd program serves case after case, file after file, and an
+	// explored case's plans, started again only after a failed run.
+	agent, stopAgent := harness.Pool(agent, runtime.GOMAXPROCS(0))
+	defer stopAgent()
 	out, err := af.openReports(stdout)
 	if err != nil {
 		return fail("%v", err)

@@ -46,8 +46,9 @@ what the checks saw without finding fault), then each failure in full;
 
 The server's LLM client is pointed at a scripted LLM that speaks every
 provider wire (OpenAI Chat Completions and Responses, Anthropic Messages,
-Gemini). With --cmd, COMMAND (run by the shell) is started for each
-scenario with OPENAI_BASE_URL, OPENAI_API_KEY, ANTHROPIC_BASE_URL,
+Gemini). With --cmd, COMMAND (run by the shell) is started once and
+serves scenario after scenario (started again only after a run that
+failed), with OPENAI_BASE_URL, OPENAI_API_KEY, ANTHROPIC_BASE_URL,
 ANTHROPIC_API_KEY, GOOGLE_GEMINI_BASE_URL, GEMINI_API_KEY and PORT in its
 environment, and must serve AG-UI on PORT (POST to --path). With --url,
 the server is already running, its model client's base URL set once to

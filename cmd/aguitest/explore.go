@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/signal"
 	"regexp"
+	"runtime"
 	"slices"
 	"strings"
 	"syscall"
@@ -194,6 +195,13 @@ func runExplore(ctx context.Context, args []string, stdout, stderr io.Writer) in
 	}
 
 	start := time.Now()
+	// The case's own plan and the explored ones share a --cmd program.
+	programs := parallel
+	if programs <= 0 {
+		programs = runtime.GOMAXPROCS(0)
+	}
+	agent, stopAgent := harness.Pool(agent, programs)
+	defer stopAgent()
 	r := o.Test(ctx, agent, c)
 	r.Problems = af.withPathHint(r.Problems)
 	s := suite{Name: "aguitest explore", class: "aguitest.explore", Start: start, Duration: time.Since(start)}
