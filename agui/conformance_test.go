@@ -90,7 +90,10 @@ type corpusStats struct{ accepted, rejected, chunkRejected int }
 
 func TestConformanceWithReference(t *testing.T) {
 	dir := needOracle(t)
-	const n = 6000
+	n := 6000
+	if testing.Short() {
+		n = 1500
+	}
 	streams := make([][]byte, n)
 	for i := range streams {
 		b, err := json.Marshal(genStream(corpusSeed, i))
@@ -139,7 +142,9 @@ func TestConformanceWithReference(t *testing.T) {
 		"message-open", "message-not-open", "tool-call-open", "tool-call-not-open", "reasoning-open", "reasoning-not-open",
 		"step-active", "step-not-started", "step-owner", "subagent-attribution", "subagent-lifecycle", "subagent-outcome",
 		"subagent-active", "subagent-not-active", "subagent-parent", "subagent-reused", "run-finished-open", "chunk"} {
-		if rules[r] == 0 {
+		// The rarest rules are broken by a few streams of the whole
+		// corpus: the sample of -short need not hold them.
+		if rules[r] == 0 && !testing.Short() {
 			t.Errorf("the corpus never breaks rule %q", r)
 		}
 	}

@@ -60,7 +60,11 @@ func protoCorpus(n int) [][]obj {
 func TestProtoAgainstReference(t *testing.T) {
 	t.Parallel()
 	dir := needOracle(t)
-	streams := protoCorpus(1200)
+	n := 1200
+	if testing.Short() {
+		n = 300
+	}
+	streams := protoCorpus(n)
 	var (
 		inputs [][]byte
 		events []Event
