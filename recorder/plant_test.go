@@ -2,6 +2,7 @@ package recorder
 
 import (
 	"bytes"
+	"encoding/json"
 	"fmt"
 	"hash/fnv"
 	"io"
@@ -16,6 +17,8 @@ import (
 	"testing"
 
 	"github.com/aguitest/aguitest/agui"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // A planted credential: its kind, the value planted, and the part of it
@@ -169,25 +172,48 @@ func plantedNamed() []planted {
 func leaks(b []byte, ps []planted) []string {
 	const w = 12
 	windows := map[string]int{}
+	var short []string // secrets shorter than a window, found whole
+	var filter windowFilter
 	for i, p := range ps {
 		s := p.secretPart()
 		if len(s) < w {
 			windows[s] = i
+			short = append(short, s)
 			continue
 		}
 		for k := 0; k+w <= len(s); k++ {
 			windows[s[k:k+w]] = i
+			filter.add(windowHash(s[k : k+w]))
 		}
 	}
 	found := map[int]string{}
+	note := func(i int, hay string, k, n int) {
+		if _, seen := found[i]; !seen {
+			found[i] = hay[max(0, k-40):min(len(hay), k+n+40)]
+		}
+	}
 	hay := string(b)
 	unescape := strings.NewReplacer(`\n`, "\n", `\"`, `"`, `\\`, `\`, `\/`, "/", `\u002b`, "+", `\u0026`, "&", `\u003c`, "<", `\u003e`, ">")
 	for layer := 0; layer < 4; layer++ {
-		for k := 0; k+w <= len(hay); k++ {
-			if i, ok := windows[hay[k:k+w]]; ok {
-				if _, seen := found[i]; !seen {
-					found[i] = hay[max(0, k-40):min(len(hay), k+w+40)]
+		// A rolling hash of each window of the haystack, looked up in the
+		// map only when the filter has seen it.
+		if len(hay) >= w {
+			h := windowHash(hay[:w])
+			for k := 0; ; k++ {
+				if filter.has(h) {
+					if i, ok := windows[hay[k:k+w]]; ok {
+						note(i, hay, k, w)
+					}
 				}
+				if k+w >= len(hay) {
+					break
+				}
+				h = (h-uint64(hay[k])*windowPow)*windowBase + uint64(hay[k+w])
+			}
+		}
+		for _, s := range short {
+			if k := strings.Index(hay, s); k >= 0 {
+				note(windows[s], hay, k, len(s))
 			}
 		}
 		hay = unescape.Replace(hay)
@@ -199,6 +225,38 @@ func leaks(b []byte, ps []planted) []string {
 		}
 	}
 	return out
+}
+
+// windowHash is a polynomial hash of a 12-byte window, rolled along the
+// haystack by leaks.
+const windowBase = 1099511628211
+
+// windowPow is windowBase to the 11th, modulo 2^64: what the byte leaving
+// a window weighed in its hash.
+var windowPow = func() uint64 {
+	p := uint64(1)
+	for range 11 {
+		p *= windowBase
+	}
+	return p
+}()
+
+func windowHash(s string) uint64 {
+	var h uint64
+	for i := 0; i < len(s); i++ {
+		h = h*windowBase + uint64(s[i])
+	}
+	return h
+}
+
+// windowFilter is a set of window hashes that may answer yes wrongly, never
+// no wrongly.
+type windowFilter [1 << 14]uint64
+
+func (f *windowFilter) add(h uint64) { i := (h >> 40) & (1<<20 - 1); f[i>>6] |= 1 << (i & 63) }
+func (f *windowFilter) has(h uint64) bool {
+	i := (h >> 40) & (1<<20 - 1)
+	return f[i>>6]&(1<<(i&63)) != 0
 }
 
 // plantedText is prose holding every credential of ps, none named.
@@ -459,5 +517,32 @@ func TestNoPlantedCredentialInSink(t *testing.T) {
 	s.Close()
 	for _, l := range leaks(file.Bytes(), all) {
 		t.Errorf("leaked: %s", l)
+	}
+}
+
+// TestLeaksFindsAnyWindow: the leak check finds any 12 bytes of a planted
+// secret wherever they sit, raw or JSON-escaped up to three times, and a
+// short secret whole; a haystack without them has no leak.
+func TestLeaksFindsAnyWindow(t *testing.T) {
+	r := rand.New(rand.NewPCG(7, 7))
+	ps := []planted{{kind: "long", value: "sk-" + strings.Repeat("a1B2/c3+D4<5&", 5)}, {kind: "short", value: "pw/9<x"}}
+	clean := strings.Repeat("nothing secret here, {\"a\":\"b\\\\n\"} ", 40)
+	require.Empty(t, leaks([]byte(clean), ps))
+	for range 200 {
+		p := ps[r.IntN(len(ps))]
+		s := p.secretPart()
+		if len(s) > 12 {
+			k := r.IntN(len(s) - 12)
+			s = s[k : k+12+r.IntN(len(s)-12-k+1)]
+		}
+		for range r.IntN(4) {
+			b, _ := json.Marshal(s)
+			s = string(b[1 : len(b)-1])
+		}
+		at := r.IntN(len(clean))
+		hay := clean[:at] + s + clean[at:]
+		got := leaks([]byte(hay), ps)
+		require.Len(t, got, 1, "%q planted in the haystack", s)
+		assert.True(t, strings.HasPrefix(got[0], p.kind+" "), got[0])
 	}
 }
