@@ -79,6 +79,10 @@ type Expander struct {
 	v0059 bool
 }
 
+// NewClientExpander returns an Expander that expands chunks as client
+// version c does; the zero Expander expands them as 1.0.0 does.
+func NewClientExpander(c Client) *Expander { return &Expander{v0059: c == ClientV0059} }
+
 // ExpandChunks expands the chunk events of a whole stream. On an error it
 // returns the events expanded before the offending event and the error,
 // which names that event's index.

@@ -62,16 +62,16 @@ type msgRec struct {
 // (canonical where only the interleaving of parallel calls decides), and
 // a State entry before the run's end; other events stay as they are. Ids
 // are still the original ones.
-func merge(requests []Run, decode func(agui.Event) Entry) []Entry {
+func merge(requests []Run, c agui.Client, decode func(agui.Event) Entry) []Entry {
 	var v *agui.View
 	stateKnown := false
 	var out []Entry
 	for _, req := range requests {
 		switch {
 		case req.Input != nil:
-			v, stateKnown = agui.NewView(*req.Input), true
+			v, stateKnown = agui.NewClientView(c, *req.Input), true
 		case v == nil:
-			v = agui.NewView(agui.RunAgentInput{})
+			v = agui.NewClientView(c, agui.RunAgentInput{})
 		default:
 			v.AddMessages() // a request of its own
 		}
@@ -88,7 +88,7 @@ func mergeRequest(v *agui.View, events []agui.Event, stateKnown *bool, decode fu
 		e   agui.Event
 		raw bool
 	}
-	var x agui.Expander
+	x := agui.NewClientExpander(v.Client())
 	var items []item
 	openMsgs, openCalls := map[string]bool{}, map[string]bool{}
 	for _, e := range events {

@@ -64,6 +64,10 @@ type Normalizer struct {
 	Scrubs []Scrub
 	// KeepTimestamps keeps the events' "timestamp" fields.
 	KeepTimestamps bool
+	// Client is the @ag-ui/client version whose view the merged view
+	// follows (its chunk expansion and pipeline, agui.NewClientView); the
+	// zero Client is 1.0.0.
+	Client agui.Client
 }
 
 // Normalize returns the entries of events in view v with the zero
@@ -111,7 +115,7 @@ func (n Normalizer) NormalizeRuns(runs []Run, v View) []Entry {
 			}
 		}
 	case Merged:
-		entries = merge(runs, n.decode)
+		entries = merge(runs, n.Client, n.decode)
 	default:
 		panic(fmt.Sprintf("golden: unknown view %d", v))
 	}

@@ -77,7 +77,8 @@ func cmdDiff(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 	var entries [2][]golden.Entry
 	for i, name := range fs.Args() {
-		src, err := readSource(name, stdin, opt)
+		// The view is the golden's, built from the events as they came.
+		src, err := readEvents(name, stdin)
 		if err != nil {
 			fmt.Fprintf(stderr, "aguitest diff: %v\n", err)
 			return 2
@@ -85,12 +86,13 @@ func cmdDiff(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		for _, p := range src.problems {
 			fmt.Fprintf(stderr, "aguitest diff: warning: %s\n", p)
 		}
-		if len(src.events()) == 0 {
+		evs := src.events()
+		if len(evs) == 0 {
 			// Two streams of nothing are not "the same stream".
 			fmt.Fprintf(stderr, "aguitest diff: %s: no AG-UI events to compare: %s\n", src.name, src.head)
 			return 2
 		}
-		entries[i] = golden.Normalize(src.events(), v)
+		entries[i] = golden.Normalizer{Client: opt.Client}.Normalize(evs, v)
 	}
 	a, b := fs.Arg(0), fs.Arg(1)
 	diffs := golden.Compare(entries[0], entries[1])

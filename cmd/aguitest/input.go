@@ -75,6 +75,17 @@ func (s *source) events() []agui.Event {
 // readSource reads a stream or a recording; "-" reads stdin. Errors name
 // the file and line.
 func readSource(name string, stdin io.Reader, p agui.Options) (*source, error) {
+	return readInput(name, stdin, p, true)
+}
+
+// readEvents reads a stream or a recording as readSource does, keeping of
+// each run only its events as they came (runView.raw): no verifier, no
+// chunk expansion.
+func readEvents(name string, stdin io.Reader) (*source, error) {
+	return readInput(name, stdin, agui.Options{}, false)
+}
+
+func readInput(name string, stdin io.Reader, p agui.Options, views bool) (*source, error) {
 	var in io.Reader
 	src := &source{name: name}
 	if name == "-" {
@@ -91,11 +102,14 @@ func readSource(name string, stdin io.Reader, p agui.Options) (*source, error) {
 	br := bufio.NewReaderSize(in, 64<<10)
 	head, _ := br.Peek(4096)
 	if recorder.IsRecording(head) {
-		return readRecording(src, br, p)
+		return readRecording(src, br, p, views)
 	}
 	src.head = received(head)
 	r := agui.NewReader(br, src.name)
-	var evs []evt
+	// One verifier for the whole stream, as verify does; the runs are
+	// split after.
+	b := newBuilder(p, views)
+	n := 0
 	for {
 		e, err := r.Next()
 		if err == io.EOF {
@@ -110,20 +124,18 @@ func readSource(name string, stdin io.Reader, p agui.Options) (*source, error) {
 			}
 			return nil, err
 		}
-		evs = append(evs, evt{index: len(evs), line: r.Line(), e: e})
+		b.add(evt{index: n, line: r.Line(), e: e})
+		n++
 	}
 	src.format = r.Format()
 	if src.format == "" {
 		return nil, fmt.Errorf("%s: no events: %s", src.name, src.head)
 	}
-	// One verifier for the whole stream, as verify does; the runs are
-	// split after.
-	all := build(evs, p)
-	src.runs = splitRuns(all)
+	src.runs = splitRuns(b.finish())
 	return src, nil
 }
 
-func readRecording(src *source, in io.Reader, p agui.Options) (*source, error) {
+func readRecording(src *source, in io.Reader, p agui.Options, views bool) (*source, error) {
 	src.format = "recording"
 	rd := recorder.NewReader(in, src.name)
 	for run, err := range replay.Runs(rd) {
@@ -134,15 +146,17 @@ func readRecording(src *source, in io.Reader, p agui.Options) (*source, error) {
 			src.problems = append(src.problems, err.Error())
 			continue
 		}
-		var evs []evt
+		b := newBuilder(p, views)
+		n := 0
 		for _, re := range run.Events {
 			if len(re.Event.Raw()) == 0 { // data or a protobuf frame that is no event
 				src.problems = append(src.problems, fmt.Sprintf("%s:%d: run %s: recorded data is not an AG-UI event", src.name, re.Line, run.ID))
 				continue
 			}
-			evs = append(evs, evt{index: len(evs), line: re.Line, at: re.Offset, e: re.Event})
+			b.add(evt{index: n, line: re.Line, at: re.Offset, e: re.Event})
+			n++
 		}
-		rv := build(evs, p)
+		rv := b.finish()
 		if run.Request != nil && len(run.Request.Input) > 0 {
 			var in agui.RunAgentInput
 			if json.Unmarshal(run.Request.Input, &in) == nil {
@@ -161,30 +175,52 @@ func readRecording(src *source, in io.Reader, p agui.Options) (*source, error) {
 	return src, nil
 }
 
-// build verifies the events and expands their chunks into one runView.
-func build(evs []evt, p agui.Options) *runView {
-	rv := &runView{end: len(evs)}
-	v := agui.NewVerifier(agui.Options{Profile: p.Profile, Client: p.Client})
-	var x agui.Expander
-	for _, ev := range evs {
-		rv.raw = append(rv.raw, ev.e)
-		rv.violations = append(rv.violations, v.Push(ev.e)...)
-		out, err := x.Push(ev.e)
-		if err != nil {
-			// The verifier reports it (rule "chunk"); show the event as it is.
-			rv.events = append(rv.events, ev)
-			continue
-		}
-		for _, e := range out {
-			c := ev
-			c.e = e
-			rv.events = append(rv.events, c)
-		}
+// builder verifies events as they come and expands their chunks into one
+// runView; without views, it keeps the events only.
+type builder struct {
+	rv *runView
+	v  *agui.Verifier // nil: events only
+	x  agui.Expander
+}
+
+func newBuilder(p agui.Options, views bool) *builder {
+	b := &builder{rv: &runView{}}
+	if views {
+		b.v = agui.NewVerifier(agui.Options{Profile: p.Profile, Client: p.Client})
 	}
-	rv.violations = append(rv.violations, v.Finish()...)
-	if len(evs) > 0 {
-		rv.line = evs[0].line
+	return b
+}
+
+func (b *builder) add(ev evt) {
+	rv := b.rv
+	if len(rv.raw) == 0 {
+		rv.line = ev.line
 	}
+	rv.raw = append(rv.raw, ev.e)
+	if b.v == nil {
+		return
+	}
+	rv.violations = append(rv.violations, b.v.Push(ev.e)...)
+	out, err := b.x.Push(ev.e)
+	if err != nil {
+		// The verifier reports it (rule "chunk"); show the event as it is.
+		rv.events = append(rv.events, ev)
+		return
+	}
+	for _, e := range out {
+		c := ev
+		c.e = e
+		rv.events = append(rv.events, c)
+	}
+}
+
+func (b *builder) finish() *runView {
+	rv := b.rv
+	rv.end = len(rv.raw)
+	if b.v == nil {
+		return rv
+	}
+	rv.violations = append(rv.violations, b.v.Finish()...)
 	for _, ev := range rv.events {
 		if ev.e.Type() == agui.RunStarted {
 			rv.id, rv.thread = ev.e.RunID(), ev.e.ThreadID()
@@ -197,21 +233,25 @@ func build(evs []evt, p agui.Options) *runView {
 // splitRuns cuts a stream's view before each RUN_STARTED that follows
 // other events.
 func splitRuns(all *runView) []*runView {
+	// Each run's events are a part of the stream's, not a copy.
 	var runs []*runView
 	cur := &runView{line: all.line}
-	for _, ev := range all.events {
-		if ev.e.Type() == agui.RunStarted && len(cur.events) > 0 {
+	from := 0
+	for i, ev := range all.events {
+		if ev.e.Type() == agui.RunStarted && i > from {
+			cur.events = all.events[from:i:i]
 			runs = append(runs, cur)
 			cur = &runView{}
+			from = i
 		}
 		if ev.e.Type() == agui.RunStarted && cur.id == "" {
 			cur.id, cur.thread = ev.e.RunID(), ev.e.ThreadID()
 		}
-		if len(cur.events) == 0 {
+		if i == from {
 			cur.line = ev.line
 		}
-		cur.events = append(cur.events, ev)
 	}
+	cur.events = all.events[from:len(all.events):len(all.events)]
 	runs = append(runs, cur)
 	// Raw events and violations go to the run holding their index.
 	for i, r := range runs {
