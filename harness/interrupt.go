@@ -142,3 +142,21 @@ func describeInterrupt(in Interrupt, callName func(id string) string) string {
 	}
 	return s + ")"
 }
+
+// customInterrupt reports whether events ask the user only the way
+// @ag-ui/langgraph does by default: a CUSTOM event named on_interrupt, with
+// a plain RUN_FINISHED.
+func customInterrupt(events []agui.Event) bool {
+	for _, e := range events {
+		if e.Type() == agui.Custom && e.Name() == "on_interrupt" {
+			return true
+		}
+	}
+	return false
+}
+
+// customInterruptText says what a CUSTOM on_interrupt event is, and the
+// setting that sends the protocol's outcome instead.
+const customInterruptText = "the agent asked the user only in a CUSTOM event named on_interrupt, which a client reading RUN_FINISHED's outcome " +
+	"(the protocol's interrupts, which HttpAgent and CopilotKit answer with a resume) never sees as a question. " +
+	"It is @ag-ui/langgraph's default; LangGraphAgent's emitInterruptOutcome: true (or enableLegacyOnInterruptEvent: false) sends the outcome"

@@ -302,3 +302,38 @@ func TestInterruptResumeAgainstHttpAgent(t *testing.T) {
 	require.NoError(t, err)
 	assert.JSONEq(t, string(want), string(got), "the resuming run's messages and resume entries, against @ag-ui/client's")
 }
+
+// An agent that asks the user only in a CUSTOM on_interrupt event, with a
+// plain RUN_FINISHED (@ag-ui/langgraph's default), gives the client
+// nothing to answer: a case that answers interrupts says what the agent
+// sent and the setting that sends the outcome; a case that answers none
+// has no such problem.
+func TestCustomOnInterruptNamed(t *testing.T) {
+	agent := harness.Func(func(_ context.Context, _ harness.Env, in agui.RunAgentInput, emit func(agui.Event) error) error {
+		for _, e := range []agui.Event{
+			agui.NewRunStarted(in.ThreadID, in.RunID),
+			agui.NewCustom("on_interrupt", `{"question":"Delete notes.txt?"}`),
+			agui.NewRunFinished(in.ThreadID, in.RunID),
+		} {
+			if err := emit(e); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	c := harness.Case{Name: "asks", Input: harness.User("Delete notes.txt."), NoGolden: true,
+		Answers: []harness.Answer{{Payload: json.RawMessage(`{"approved":true}`)}}}
+	r := harness.Options{}.Test(t.Context(), agent, c)
+	require.NotEmpty(t, r.Problems)
+	p := r.Problems[0]
+	assert.Equal(t, harness.ProblemInterrupt, p.Kind)
+	assert.Contains(t, p.Text, "run 1 finished without an interrupt outcome")
+	assert.Contains(t, p.Text, "CUSTOM event named on_interrupt")
+	assert.Contains(t, p.Text, "emitInterruptOutcome: true")
+
+	c.Answers = nil
+	r = harness.Options{}.Test(t.Context(), agent, c)
+	for _, p := range r.Problems {
+		assert.NotContains(t, p.Text, "on_interrupt")
+	}
+}

@@ -88,6 +88,9 @@ func (s *session) run() *Result {
 			// message, as CopilotKit keeps a failed tool's.
 			pending = nil
 		}
+		if len(pending) == 0 && len(resumed) == 0 && len(run.Interrupts) == 0 && len(s.c.Answers) > 0 && !run.Left && customInterrupt(run.Events) {
+			s.rep.causef(ProblemInterrupt, n, "run %d finished without an interrupt outcome, although the case answers interrupts: %s", n, customInterruptText)
+		}
 		if len(pending) == 0 && len(resumed) == 0 {
 			if len(followUps) == 0 {
 				s.view.AddMessages(added...)

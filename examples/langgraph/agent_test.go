@@ -255,8 +255,8 @@ func TestAgent(t *testing.T) {
 			// bridge sends the interrupt only as a CUSTOM on_interrupt
 			// event and finishes the run plainly (its emitInterruptOutcome
 			// option sends RUN_FINISHED's interrupt outcome), so the client
-			// has nothing to answer. aguitest says only that the script's
-			// next turn was never used; it does not yet name on_interrupt.
+			// has nothing to answer; aguitest names the event and the
+			// option.
 			c: harness.Case{
 				Name:  "interrupt",
 				Allow: runID,
@@ -267,7 +267,7 @@ func TestAgent(t *testing.T) {
 				}},
 				Answers: []harness.Answer{{Payload: json.RawMessage(`{"approved":true}`)}},
 			},
-			want: []string{"turn 2 was never used: 1 request for 2 turns"},
+			want: []string{"only in a CUSTOM event named on_interrupt", "emitInterruptOutcome: true", "turn 2 was never used: 1 request for 2 turns"},
 		},
 	}
 	o.Dir, o.Update = "testdata/TestAgent", golden.Update()
