@@ -39,6 +39,7 @@ const (
 	echoesText            // the text twice
 	openCallOnFailure     // ends a call with half its arguments when the stream breaks
 	joinsStepText         // streams all the text of a run as chunks of one message
+	sharesResultID        // gives the results of a run's own calls one message id
 )
 
 func (a refAgent) Run(ctx context.Context, env harness.Env, in agui.RunAgentInput, emit func(agui.Event) error) error {
@@ -51,6 +52,8 @@ func (a refAgent) Run(ctx context.Context, env harness.Env, in agui.RunAgentInpu
 		emit = closeCallsOnError(emit)
 	case joinsStepText:
 		emit = oneTextMessage(emit)
+	case sharesResultID:
+		emit = oneResultID(emit)
 	}
 	run, err := agent.Start(in, emit, agent.Options{})
 	if err != nil {
@@ -165,6 +168,25 @@ func (a refAgent) answer(ctx context.Context, m *scripted.Model, run *agent.Run)
 			return nil // the client runs its tools and posts the next run
 		}
 		req.Messages = append(append(req.Messages, assistant), results...)
+	}
+}
+
+// oneResultID gives every TOOL_CALL_RESULT of a run one message id, as
+// microsoft/agent-framework#6009 does for the results of a step.
+func oneResultID(emit func(agui.Event) error) func(agui.Event) error {
+	run := ""
+	return func(e agui.Event) error {
+		switch e.Type() {
+		case agui.RunStarted:
+			run = e.RunID()
+		case agui.ToolCallResult:
+			var r struct{ Content string }
+			if err := e.Decode(&r); err != nil {
+				return err
+			}
+			e = agui.NewToolCallResult(run+"-results", e.ToolCallID(), r.Content)
+		}
+		return emit(e)
 	}
 }
 

@@ -37,6 +37,7 @@ const (
 	ProviderMalformed  Name = "provider-malformed"  // the model's stream holds a chunk that is not JSON
 	ClientDisconnect   Name = "client-disconnect"   // the client leaves mid-run, then comes back
 	BackendTool        Name = "backend-tool"        // a tool of the server's own (Config.Tools)
+	BackendCalls       Name = "backend-calls"       // two calls to the server's own tools in one turn
 	TextAfterCalls     Name = "text-after-calls"    // text after a call of the server's own, then the next step's text
 	Interrupt          Name = "interrupt"           // a tool the server asks the user about (Config.Interrupts)
 	GeneratedCall      Name = "generated-call"      // a tool the server declares to its model, called with generated arguments
@@ -46,7 +47,7 @@ const (
 var Names = []Name{
 	Text, Reasoning, FrontendTool, ParallelTools, ToolNoArgs, ChainedCalls, ToolError, ToolErrorField,
 	TextBetweenCalls, State, FollowUp, Provider500, Provider429, ProviderDisconnect,
-	ProviderMalformed, ClientDisconnect, BackendTool, TextAfterCalls, Interrupt, GeneratedCall,
+	ProviderMalformed, ClientDisconnect, BackendTool, BackendCalls, TextAfterCalls, Interrupt, GeneratedCall,
 }
 
 // Scenario is one scenario of the battery: a harness case that any AG-UI
@@ -296,6 +297,23 @@ func Battery(cfg Config) []Scenario {
 			),
 		}
 		out = append(out, Scenario{Name: name, Doc: fmt.Sprintf("the model calls the server's tool %s: the call reaches the client with its exact arguments, the server runs it, and its result reaches the model", bt.Name), Case: c})
+	}
+	backendCallsDoc := "the model calls the server's own tools twice in one turn: each call reaches the client with its exact arguments, each result under a message id of its own, and both results reach the model"
+	if len(cfg.Tools) == 0 {
+		out = append(out, Scenario{Name: string(BackendCalls), Doc: backendCallsDoc, Skip: "the configuration names no tool of the server's (tools:)"})
+	} else {
+		// The first two tools, or the first one twice.
+		first, second := cfg.Tools[0], cfg.Tools[0]
+		if len(cfg.Tools) > 1 {
+			second = cfg.Tools[1]
+		}
+		add(BackendCalls, backendCallsDoc, harness.Case{
+			Input: harness.User(first.prompt()),
+			Script: script(
+				scripted.Turn{Calls: []scripted.Call{{Name: first.Name, Args: string(first.Args)}, {Name: second.Name, Args: string(second.Args)}}},
+				scripted.Turn{Text: "That is what the tools said."},
+			),
+		})
 	}
 	textAfterDoc := "the model writes text after calling the server's own tool, then answers after its result in a step of its own: two messages, the first text not joined with the second"
 	if len(cfg.Tools) == 0 {

@@ -44,6 +44,7 @@ func TestBatteryCatchesBugs(t *testing.T) {
 		{renamesCallArgs, "frontend-tool", `the model called lookup_contact with {"name":"Zoë \"Z\" Ångström","city":"東京"} (call 1); the client holds no such call; it holds lookup_contact {"name":"Zoë \"Z\" Ångström"}`},
 		{echoesText, "text", "holds text the model did not say"},
 		{openCallOnFailure, "provider-disconnect", "args-not-json"},
+		{sharesResultID, "backend-calls", `the client holds 2 messages under the id "`},
 		{joinsStepText, "text-after-calls", `holds "Let me check that for you.Here is what I found.": the texts of two of the model's turns in one message`},
 	}
 	for _, tt := range tests {
@@ -97,5 +98,5 @@ func TestBatteryExplored(t *testing.T) {
 			assert.Contains(t, strings.Join(r.Notes, "\n"), "explored under ")
 		}
 	}
-	assert.Equal(t, 15, explored, "every scenario but the four provider failures and client-disconnect")
+	assert.Equal(t, 16, explored, "every scenario but the four provider failures and client-disconnect")
 }

@@ -68,6 +68,15 @@ func checksFor(name string, c harness.Case, cfg Config) func(t harness.T, r *har
 				}
 			}
 			resultsReachModel(t, r, 2)
+		case BackendCalls:
+			for i, bt := range cfg.Tools {
+				if i < 2 {
+					serverRanTool(t, r, bt)
+				}
+			}
+			// Results that share a message id: the harness's fidelity.
+			resultsReachModel(t, r, 2)
+			toolResults(t, r, 2, 2)
 		case TextAfterCalls:
 			resultsReachModel(t, r, 2)
 		case Interrupt:
@@ -325,6 +334,24 @@ func serverRanTool(t harness.T, r *harness.Result, bt ServerTool) {
 	}
 	if len(r.Runs) > 1 {
 		t.Errorf("the client posted %s: the server left its own tool %s to the client", words.Count(len(r.Runs), "run", "runs"), bt.Name)
+	}
+}
+
+// toolResults checks that request n to the model holds at least want
+// tool results, one per call.
+func toolResults(t harness.T, r *harness.Result, n, want int) {
+	t.Helper()
+	if len(r.Requests) < n {
+		return // resultsReachModel says so
+	}
+	got := 0
+	for _, m := range r.Requests[n-1].Messages {
+		if m.Role == "tool" {
+			got++
+		}
+	}
+	if got > 0 && got < want {
+		t.Errorf("request %d to the model holds %s; want one for each of the %d calls", n, words.Count(got, "tool result", "tool results"), want)
 	}
 }
 

@@ -26,6 +26,7 @@
 //	provider-malformed   the model's stream holds a chunk that is not JSON: RUN_ERROR, in time
 //	client-disconnect    the client leaves mid-run, then asks again: the new run is answered
 //	backend-tool/NAME    a tool of the server's own (Config.Tools): run by the server, shown to the client
+//	backend-calls        two calls to the server's own tools in one turn: each result under a message id of its own
 //	text-after-calls     text after a call of the server's first tool, then the next step's text: two messages
 //	interrupt/NAME       a tool the server asks the user about (Config.Interrupts): resumed and run
 //	generated-call/NAME  each tool the server declares to its model, called with arguments generated from its schema
