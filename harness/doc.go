@@ -88,10 +88,13 @@
 // arguments, unless the agent ran it itself (a tool message answers it,
 // or a later request to the model carries it and its result); the model's
 // text arrives verbatim and in order (the agent may add its own around
-// it); no two messages share an id. An agent that drops one of several
-// parallel calls, merges two calls' arguments or loses arguments that came
-// in one chunk fails so ([ProblemFidelity]). Case.Relax and Options.Relax
-// waive a check by name ([FidelityText], [FidelityCalls], [FidelityIDs])
+// it); no two messages share an id; a call that comes back to the model in
+// a later request carries the arguments the model sent. An agent that
+// drops one of several parallel calls, merges two calls' arguments, loses
+// arguments that came in one chunk or runs a tool with other arguments
+// than it showed fails so ([ProblemFidelity]). Case.Relax and
+// Options.Relax waive a check by name ([FidelityText], [FidelityCalls],
+// [FidelityIDs], [FidelityHistory])
 // for an agent that legitimately rewrites the model's text or keeps calls
 // from the client.
 //

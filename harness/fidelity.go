@@ -38,10 +38,17 @@ const (
 	// (results of parallel calls under one message id are shown as one
 	// by a frontend that keys messages by id).
 	FidelityIDs Fidelity = "ids"
+	// FidelityHistory: a call the model made that comes back to it in a
+	// later request, under the call's id, carries the arguments the model
+	// sent (as JSON values): an agent that tells the model otherwise ran
+	// the tool, or says it did, with other arguments than the client was
+	// shown. A call the client holds with other arguments is
+	// FidelityCalls' to report.
+	FidelityHistory Fidelity = "history"
 )
 
 // Fidelities lists the fidelity checks, in the order they are made.
-var Fidelities = []Fidelity{FidelityText, FidelityCalls, FidelityIDs}
+var Fidelities = []Fidelity{FidelityText, FidelityCalls, FidelityIDs, FidelityHistory}
 
 // checkFidelity reports where the client's view of res misses what the
 // scripted model said in script.
@@ -56,6 +63,69 @@ func checkFidelity(rep *report, script *scripted.Script, res *Result, relax []Fi
 	}
 	if on(FidelityIDs) {
 		checkIDs(rep, res.Messages)
+	}
+	if on(FidelityHistory) {
+		checkHistory(rep, script, streamed, res)
+	}
+}
+
+// checkHistory reports each call the model made whose arguments come back
+// otherwise in a later request to the model. A call is found there by the
+// id the model gave it, or by the id of the call the client holds for it
+// (an agent may mint ids of its own).
+func checkHistory(rep *report, s *scripted.Script, streamed map[int]int, res *Result) {
+	type made struct {
+		turn, req int
+		name      string
+		args      string
+	}
+	ids := map[string]made{}
+	var held []*viewCall
+	shown := map[string]string{} // call id -> the arguments the client holds
+	for _, m := range res.Messages {
+		for _, tc := range m.ToolCalls {
+			held = append(held, &viewCall{id: tc.ID, name: tc.Function.Name, args: tc.Function.Arguments})
+			shown[tc.ID] = tc.Function.Arguments
+		}
+	}
+	for ti := range s.Turns {
+		req, ok := streamed[ti]
+		if !ok {
+			continue
+		}
+		for n, c := range s.Turns[ti].Calls {
+			m := made{turn: ti + 1, req: req, name: c.Name, args: callArgs(c)}
+			if id := s.CallID(res.Requests[req].Wire, ti, n); id != "" {
+				ids[id] = m
+			}
+			if h := findCall(held, c.Name, m.args); h != nil {
+				h.used = true
+				if _, ok := ids[h.id]; !ok && h.id != "" {
+					ids[h.id] = m
+				}
+			}
+		}
+	}
+	reported := map[string]bool{}
+	for k, r := range res.Requests {
+		for _, msg := range r.Messages {
+			for _, h := range msg.Calls {
+				m, ok := ids[h.ID]
+				if !ok || k <= m.req || reported[h.ID] || sameArgs(h.Args, m.args) {
+					continue
+				}
+				if args, ok := shown[h.ID]; ok && !sameArgs(args, m.args) {
+					continue // the client was shown other arguments: FidelityCalls says so
+				}
+				reported[h.ID] = true
+				got := h.Args
+				if strings.TrimSpace(got) == "" {
+					got = "no arguments"
+				}
+				rep.fidelity(FidelityHistory, "fidelity: in turn %d the model called %s with %s; request %d to the model carries the call (id %s) with %s: the agent ran the tool, or tells the model it did, with other arguments than the model sent",
+					m.turn, m.name, m.args, k+1, h.ID, got)
+			}
+		}
 	}
 }
 

@@ -2,13 +2,17 @@ package harness_test
 
 import (
 	"context"
+	"iter"
+	"slices"
 	"strings"
 	"testing"
 
+	"github.com/aguitest/aguitest/agent/scriptedmodel"
 	"github.com/aguitest/aguitest/agui"
 	"github.com/aguitest/aguitest/examples/bugs"
 	"github.com/aguitest/aguitest/harness"
 	"github.com/aguitest/aguitest/internal/textgolden"
+	"github.com/aguitest/aguitest/scripted"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -56,6 +60,18 @@ func TestFidelity(t *testing.T) {
 			want: []string{`fidelity: in turn 1 the model called show_on_map with {"city":"Rome"} (call 2); the client never got it`},
 		},
 		{
+			// As Strands ran a tool with no arguments while the stream
+			// showed them: the client sees the model's call whole, the
+			// model is told the call had none.
+			name:  "tells the model its call had no arguments",
+			agent: forgetfulAgent(), case_: ownCalls,
+			want: []string{
+				`fidelity: in turn 1 the model called get_weather with {"city":"Paris"}; request 2 to the model carries the call (id run-1-call-1) with no arguments`,
+				`fidelity: in turn 1 the model called get_weather with {"city":"Rome"}; request 2 to the model carries the call (id run-1-call-2) with no arguments`,
+			},
+		},
+		{name: "tells the model its call had no arguments, relaxed", agent: forgetfulAgent(), case_: ownCalls, relax: []harness.Fidelity{harness.FidelityHistory}},
+		{
 			// microsoft/agent-framework #6009.
 			name:  "shares one id between results",
 			agent: bugAgent(bugs.SharedResultID), case_: ownCalls,
@@ -95,4 +111,28 @@ func bugAgent(b bugs.Bug) harness.Agent {
 	return harness.Func(func(ctx context.Context, env harness.Env, in agui.RunAgentInput, emit func(agui.Event) error) error {
 		return bugs.Agent{Model: env.Model, Tools: bugs.Weather(), Bug: b}.Run(ctx, in, emit)
 	})
+}
+
+// forgetfulAgent is the examples/bugs agent whose model client sends the
+// calls of its history without their arguments.
+func forgetfulAgent() harness.Agent {
+	return harness.Func(func(ctx context.Context, env harness.Env, in agui.RunAgentInput, emit func(agui.Event) error) error {
+		return bugs.Agent{Model: forgetsArgs{env.Model}, Tools: bugs.Weather()}.Run(ctx, in, emit)
+	})
+}
+
+// forgetsArgs drops the arguments of the calls in the history it sends.
+type forgetsArgs struct{ m scriptedmodel.Model }
+
+func (f forgetsArgs) Stream(ctx context.Context, req scripted.Request) (iter.Seq2[scripted.Chunk, error], error) {
+	msgs := make([]scripted.Message, len(req.Messages))
+	for i, m := range req.Messages {
+		m.Calls = slices.Clone(m.Calls)
+		for j := range m.Calls {
+			m.Calls[j].Args = ""
+		}
+		msgs[i] = m
+	}
+	req.Messages = msgs
+	return f.m.Stream(ctx, req)
 }
