@@ -75,6 +75,9 @@ type httpCase struct {
 	ContentType *string         `json:"contentType,omitempty"`
 	Messages    json.RawMessage `json:"messages,omitempty"`
 	State       json.RawMessage `json:"state,omitempty"`
+	Tools       json.RawMessage `json:"tools,omitempty"`
+	ThreadID    string          `json:"threadId,omitempty"`
+	RunID       string          `json:"runId,omitempty"`
 }
 
 // runHTTPAgent runs HttpAgent on each body and returns its results.

@@ -29,7 +29,8 @@
 //     violations carry the reference verifier's message, its schema
 //     violations the field (Violation.Field) and the validator's message.
 //     A differential test holds it to HttpAgent itself, over HTTP, on
-//     thousands of generated response bodies.
+//     thousands of generated response bodies and on AG-UI's own
+//     conformance corpus.
 //   - [Strict], the zero value, adds what a test wants (see below).
 //
 // # Client versions
