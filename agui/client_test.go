@@ -107,13 +107,19 @@ func clientVerdictOf(c Client, body []byte) (*Violation, error) {
 		return nil, err
 	}
 	v.Finish()
+	return clientViolation(v), nil
+}
+
+// clientViolation returns the first of v's violations the client raises:
+// any but the response rule no-events (the reference client accepts an
+// empty body); nil when there is none.
+func clientViolation(v *Verifier) *Violation {
 	for _, vi := range v.Violations() {
-		if vi.Rule == RuleNoEvents {
-			continue
+		if vi.Rule != RuleNoEvents {
+			return &vi
 		}
-		return &vi, nil
 	}
-	return nil, nil
+	return nil
 }
 
 // readInto reads r to its end into v as the client reads it, frames it

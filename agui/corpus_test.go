@@ -219,13 +219,7 @@ func sameAsClient(t *testing.T, c Client, fx corpusFixture, body []byte, in RunA
 		return false
 	}
 	v.Finish()
-	var ours *Violation
-	for _, vi := range v.Violations() {
-		if vi.Rule != RuleNoEvents {
-			ours = &vi
-			break
-		}
-	}
+	ours := clientViolation(v)
 	if err := sameVerdict(res, ours); err != nil {
 		t.Errorf("%s (@ag-ui/client %s): %v", fx.file, c, err)
 		return false
