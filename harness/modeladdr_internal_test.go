@@ -2,9 +2,9 @@ package harness
 
 import (
 	"io"
-	"net"
 	"net/http"
 	"net/http/httptest"
+	"strconv"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -18,10 +18,10 @@ func TestRelayUnencryptedHTTP2(t *testing.T) {
 		_, _ = io.WriteString(w, "hello over "+r.Proto)
 	}))
 	defer upstream.Close()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
+	port, err := freePort()
 	require.NoError(t, err)
-	addr := l.Addr().String()
-	l.Close()
+	defer releasePort(port)
+	addr := "127.0.0.1:" + strconv.Itoa(port)
 	release, err := useRelay(addr, upstream.URL+"/v1")
 	require.NoError(t, err)
 	defer release()

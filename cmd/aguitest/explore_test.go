@@ -2,16 +2,17 @@ package main
 
 import (
 	"bytes"
-	"net"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"strconv"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/aguitest/aguitest/examples/bugs"
+	"github.com/aguitest/aguitest/harness"
 	"github.com/aguitest/aguitest/internal/textgolden"
 )
 
@@ -47,13 +48,17 @@ func TestExploreURL(t *testing.T) {
 	}
 }
 
-// freeAddr returns a loopback address free now.
+// freeAddr returns a loopback address free now, drawn below the kernel's
+// ephemeral ports and held until the test ends (harness.FreePort), so
+// that no other process is handed it before the server binds it.
 func freeAddr(t *testing.T) string {
 	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	require.NoError(t, err)
-	defer l.Close()
-	return l.Addr().String()
+	port, release, err := harness.FreePort()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(release)
+	return "127.0.0.1:" + strconv.Itoa(port)
 }
 
 // The usage of "aguitest explore" lists every fidelity check --relax takes.

@@ -7,6 +7,7 @@ import (
 	"net"
 	"os"
 	"os/exec"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -263,13 +264,15 @@ func TestExploreFindsTextAfterCalls(t *testing.T) {
 	}
 }
 
-// freeAddr returns a loopback address free now.
+// freeAddr returns a loopback address free now, drawn below the kernel's
+// ephemeral ports and held until the test ends (harness.FreePort), so
+// that no other process is handed it before the server binds it.
 func freeAddr(t *testing.T) string {
 	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
+	port, release, err := harness.FreePort()
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer l.Close()
-	return l.Addr().String()
+	t.Cleanup(release)
+	return "127.0.0.1:" + strconv.Itoa(port)
 }

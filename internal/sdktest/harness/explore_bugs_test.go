@@ -42,10 +42,10 @@ var agentKinds = []agentKind{
 		}), harness.Options{}
 	}, scripted.WireChat},
 	{"URL", func(t *testing.T, b bugs.Bug) (harness.Agent, harness.Options) {
-		l, err := net.Listen("tcp", "127.0.0.1:0")
+		port, release, err := harness.FreePort()
 		require.NoError(t, err)
-		addr := l.Addr().String()
-		require.NoError(t, l.Close())
+		t.Cleanup(release)
+		addr := "127.0.0.1:" + strconv.Itoa(port)
 		srv := httptest.NewServer(bugs.Agent{Model: bugs.NewChatModel("http://"+addr+"/v1", "k"), Tools: bugs.Weather(), Bug: b})
 		t.Cleanup(srv.Close)
 		return harness.URL(srv.URL), harness.Options{ModelAddr: addr}
