@@ -40,6 +40,7 @@ const (
 	openCallOnFailure     // ends a call with half its arguments when the stream breaks
 	joinsStepText         // streams all the text of a run as chunks of one message
 	sharesResultID        // gives the results of a run's own calls one message id
+	runsToolWithoutArgs   // runs its own tool with no arguments, while the stream shows them
 )
 
 func (a refAgent) Run(ctx context.Context, env harness.Env, in agui.RunAgentInput, emit func(agui.Event) error) error {
@@ -133,11 +134,17 @@ func (a refAgent) answer(ctx context.Context, m *scripted.Model, run *agent.Run)
 		var results []scripted.Message
 		var interrupts []any
 		for _, call := range answer.Calls {
-			assistant.Calls = append(assistant.Calls, scripted.Call{ID: call.ID(), Name: call.Name(), Args: call.RawArgs()})
+			args := call.RawArgs()
+			if a.bug == runsToolWithoutArgs && call.Name() == "get_forecast" {
+				args = "{}"
+			}
+			assistant.Calls = append(assistant.Calls, scripted.Call{ID: call.ID(), Name: call.Name(), Args: args})
 			switch {
 			case call.Name() == "get_forecast":
 				var args struct{ City string }
-				_ = call.ParseArgs(&args)
+				if a.bug != runsToolWithoutArgs {
+					_ = call.ParseArgs(&args)
+				}
 				content, err := call.Result(fmt.Sprintf(`{"city":%q,"tempC":18}`, args.City))
 				if err != nil {
 					return err

@@ -45,6 +45,7 @@ func TestBatteryCatchesBugs(t *testing.T) {
 		{echoesText, "text", "holds text the model did not say"},
 		{openCallOnFailure, "provider-disconnect", "args-not-json"},
 		{sharesResultID, "backend-calls", `the client holds 2 messages under the id "`},
+		{runsToolWithoutArgs, "text-after-calls", `the model called get_forecast with {"city":"Paris"}; request 2 to the model carries the call (id call_1_1) with {}`},
 		{joinsStepText, "text-after-calls", `holds "Let me check that for you.Here is what I found.": the texts of two of the model's turns in one message`},
 	}
 	for _, tt := range tests {
