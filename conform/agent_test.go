@@ -28,19 +28,19 @@ type refAgent struct{ bug bug }
 type bug int
 
 const (
-	noBug             bug = iota
-	dropsToolError        // a failed tool's error does not reach the model
-	swallowsFailure       // a provider failure ends the run with RUN_FINISHED
-	dropsLastCall         // only the first of parallel calls reaches the client
-	resetsState           // sends a STATE_SNAPSHOT of its own
-	forgetsHistory        // asks the model with the last user message only
-	runsWithoutAsking     // runs delete_file without an interrupt
-	renamesCallArgs       // re-encodes the arguments, losing a field
-	echoesText            // the text twice
-	openCallOnFailure     // ends a call with half its arguments when the stream breaks
-	joinsStepText         // streams all the text of a run as chunks of one message
-	sharesResultID        // gives the results of a run's own calls one message id
-	runsToolWithoutArgs   // runs its own tool with no arguments, while the stream shows them
+	noBug               bug = iota
+	dropsToolError          // a failed tool's error does not reach the model
+	swallowsFailure         // a provider failure ends the run with RUN_FINISHED
+	dropsLastCall           // only the first of parallel calls reaches the client
+	resetsState             // sends a STATE_SNAPSHOT of its own
+	forgetsHistory          // asks the model with the last user message only
+	runsWithoutAsking       // runs delete_file without an interrupt
+	renamesCallArgs         // re-encodes the arguments, losing a field
+	echoesText              // the text twice
+	openCallOnFailure       // ends a call with half its arguments when the stream breaks
+	joinsStepText           // streams all the text of a run as chunks of one message
+	sharesResultID          // gives the results of a run's own calls one message id
+	runsToolWithoutArgs     // runs its own tool with no arguments, while the stream shows them
 )
 
 func (a refAgent) Run(ctx context.Context, env harness.Env, in agui.RunAgentInput, emit func(agui.Event) error) error {
