@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -201,6 +202,16 @@ func TestCommandAgentServesTheTable(t *testing.T) {
 		t.Run("table", func(t *testing.T) { harness.Run(t, a, cases) })
 		pids := started()
 		assert.Len(t, pids, 1, "one program for the table")
+		gone(t, pids)
+	})
+	t.Run("Run in parallel", func(t *testing.T) {
+		// The cases run after Run returns; the last to end stops the
+		// programs, at most one per case at once.
+		a, started := agent(t)
+		t.Run("table", func(t *testing.T) { harness.Run(t, a, cases, harness.Options{Parallel: true}) })
+		pids := started()
+		assert.NotEmpty(t, pids)
+		assert.LessOrEqual(t, len(pids), min(len(cases), runtime.GOMAXPROCS(0)), "programs kept between cases")
 		gone(t, pids)
 	})
 	t.Run("Pool", func(t *testing.T) {
