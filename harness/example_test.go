@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"os"
 
 	"github.com/aguitest/aguitest/harness"
 	"github.com/aguitest/aguitest/scripted"
@@ -158,4 +159,22 @@ func ExampleExplore() {
 	// the same plans again: seed 1, 50 plans (go test -args -aguitest.seed=1 -aguitest.explore=50; aguitest explore --seed 1 --plans 50)
 	// shrunk from matrix plan 3 (4-byte fragments, each call's arguments starting in its first chunk; calls interleaved)
 	// as the case's own plan, it fails: true
+}
+
+// Pool keeps a slow program from case to case when cases run one by one
+// through Test: it starts once for the three cases below, and stop ends
+// it. (Run and TestAll do this by themselves.) The program here is this
+// test binary serving "pong" on $PORT.
+func ExamplePool() {
+	program := &harness.CommandAgent{Name: os.Args[0], Args: []string{"-test.run", "^TestChildAgent$"}, Env: []string{"AGUITEST_HARNESS_AGENT=1"}}
+	agent, stop := harness.Pool(program, 1)
+	defer stop()
+	for _, name := range []string{"first", "second", "third"} {
+		r := harness.Options{}.Test(context.Background(), agent, harness.Case{Name: name, Input: harness.User("ping"), NoGolden: true})
+		fmt.Println(name, r.Result.LastText(), r.Err())
+	}
+	// Output:
+	// first pong <nil>
+	// second pong <nil>
+	// third pong <nil>
 }
