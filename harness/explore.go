@@ -249,13 +249,10 @@ func (o Options) explore(ctx context.Context, agent Agent, c Case, own *Result, 
 	if err != nil {
 		return nil, []Problem{{Kind: ProblemExplore, Text: "explore: Options." + err.Error()}}
 	}
-	if a, ok := agent.(*CommandAgent); ok {
-		// One program serves plan after plan, restarted only after a
-		// failed run.
-		shared := newSharedCommand(a, x.Parallel)
-		defer shared.close()
-		agent = shared
-	}
+	// One program serves plan after plan, restarted only after a failed
+	// run (a pooled agent is kept as it is).
+	agent, stop := Pool(agent, x.Parallel)
+	defer stop()
 	e := &explorer{o: o.forPlans(), ctx: ctx, agent: agent, c: c, x: x, memo: map[string]*memoRun{}, ignore: ignore}
 	e.wires = wiresOf(own.Requests)
 	e.layout = c.Script.Layout(e.wires)

@@ -46,8 +46,7 @@ type sharedProc struct {
 // once the cases are over. A program starts when no kept one is free and
 // fewer than programs run (at least one); one whose run failed (it
 // crashed, hung or broke a stream) is stopped, and the next case starts
-// another. An agent other than a Command agent
-// is returned as it is.
+// another. An agent other than a Command agent is returned as it is.
 //
 // Run, TestAll and conform.Run pool a Command agent themselves, for the
 // table or the battery; an explored case keeps its programs from plan to
