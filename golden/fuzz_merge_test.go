@@ -8,7 +8,7 @@ import (
 )
 
 // FuzzNormalize turns arbitrary event sequences (one JSON object per line)
-// into both views. Nothing may panic; the golden text reads back; the
+// into both views, as each client version reads them. Nothing may panic; the golden text reads back; the
 // merged view is the same on a second pass.
 func FuzzNormalize(f *testing.F) {
 	for _, s := range []string{
@@ -35,13 +35,16 @@ func FuzzNormalize(f *testing.F) {
 				evs = append(evs, e)
 			}
 		}
-		for _, v := range []View{Wire, Merged} {
-			text := Marshal(Normalize(evs, v))
-			if _, err := Parse(text); err != nil {
-				t.Fatalf("%s view: the golden text does not read back: %v\n%s", v, err, text)
-			}
-			if again := Marshal(Normalize(evs, v)); !bytes.Equal(text, again) {
-				t.Fatalf("%s view is not deterministic:\n%s\n%s", v, text, again)
+		for _, c := range []agui.Client{agui.ClientV100, agui.ClientV0059} {
+			n := Normalizer{Client: c}
+			for _, v := range []View{Wire, Merged} {
+				text := Marshal(n.Normalize(evs, v))
+				if _, err := Parse(text); err != nil {
+					t.Fatalf("%s view, client %s: the golden text does not read back: %v\n%s", v, c, err, text)
+				}
+				if again := Marshal(n.Normalize(evs, v)); !bytes.Equal(text, again) {
+					t.Fatalf("%s view, client %s, is not deterministic:\n%s\n%s", v, c, text, again)
+				}
 			}
 		}
 	})
