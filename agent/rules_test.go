@@ -10,6 +10,7 @@ import (
 
 	"github.com/aguitest/aguitest/agent"
 	"github.com/aguitest/aguitest/agui"
+	"github.com/aguitest/aguitest/internal/jsonpatch"
 )
 
 // recorder is a sink that keeps what it is sent.
@@ -442,7 +443,7 @@ func TestStatePatch(t *testing.T) {
 }
 
 // TestStateDeltaApplies: every computed delta, applied as the client
-// applies it (agui.ApplyPatch) to what the client held, gives the document
+// applies it (jsonpatch.Apply) to what the client held, gives the document
 // published.
 func TestStateDeltaApplies(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))
@@ -482,7 +483,7 @@ func TestStateDeltaApplies(t *testing.T) {
 			for _, e := range rec.events[n:] {
 				ops, _ := e.Field("delta")
 				var err error
-				if held, err = agui.ApplyPatch(held, ops); err != nil {
+				if held, err = jsonpatch.Apply(held, ops); err != nil {
 					t.Fatalf("doc %d: the delta %s does not apply: %v", i, ops, err)
 				}
 			}
@@ -497,7 +498,7 @@ func TestStateDeltaApplies(t *testing.T) {
 }
 
 // TestStatePatchNullElement: StatePatch applies patches as the client does
-// (agui.ApplyPatch), so a "test" of the empty state and of an array holding
+// (jsonpatch.Apply), so a "test" of the empty state and of an array holding
 // null succeed, where github.com/evanphx/json-patch/v5 panics
 // (internal/sdktest/agent's TestJSONPatchNullPanics keeps that bug).
 func TestStatePatchNullElement(t *testing.T) {

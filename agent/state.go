@@ -8,6 +8,7 @@ import (
 	"github.com/wI2L/jsondiff"
 
 	"github.com/aguitest/aguitest/agui"
+	"github.com/aguitest/aguitest/internal/jsonpatch"
 )
 
 // ErrPatch is returned (wrapped) by Run.StatePatch when the patch does not
@@ -109,9 +110,9 @@ func (r *Run) StatePatch(ops any) error {
 	if err := r.live(op, ""); err != nil {
 		return err
 	}
-	// Applied as the client applies it (agui.ApplyPatch is fast-json-patch's
+	// Applied as the client applies it (jsonpatch.Apply is fast-json-patch's
 	// behaviour, held to it by a differential test).
-	next, err := agui.ApplyPatch(r.state, b)
+	next, err := jsonpatch.Apply(r.state, b)
 	if err != nil {
 		return fmt.Errorf("%w: %v", ErrPatch, err)
 	}

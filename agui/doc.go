@@ -185,7 +185,7 @@
 // reopened under one id is one message, a call joins its assistant
 // message, a result goes after its call's message, MESSAGES_SNAPSHOT
 // merges as the client merges it, and STATE_DELTA and ACTIVITY_DELTA are
-// applied as fast-json-patch applies them ([ApplyPatch]); a patch that
+// applied as fast-json-patch 3.1.1 applies them; a patch that
 // does not apply leaves the state as it was, and the view says so
 // ([View.Warnings]). A differential test holds the view equal to
 // HttpAgent's agent.messages and agent.state on thousands of generated

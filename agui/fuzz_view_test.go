@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"testing"
+
+	"github.com/aguitest/aguitest/internal/jsonpatch"
 )
 
 // FuzzApplyPatch applies arbitrary patches to arbitrary documents. Nothing
@@ -25,7 +27,7 @@ func FuzzApplyPatch(f *testing.F) {
 		f.Add(d, p)
 	}
 	f.Fuzz(func(t *testing.T, doc, patch []byte) {
-		got, err := ApplyPatch(doc, patch)
+		got, err := jsonpatch.Apply(doc, patch)
 		if err != nil {
 			if err.Error() == "" {
 				t.Fatal("empty error")
@@ -35,7 +37,7 @@ func FuzzApplyPatch(f *testing.F) {
 		if !json.Valid(got) {
 			t.Fatalf("ApplyPatch gave invalid JSON %q", got)
 		}
-		again, err := ApplyPatch(doc, patch)
+		again, err := jsonpatch.Apply(doc, patch)
 		if err != nil || !bytes.Equal(got, again) {
 			t.Fatalf("not deterministic: %s, then %s, %v", got, again, err)
 		}

@@ -5,10 +5,12 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/aguitest/aguitest/internal/jsonx"
-	"github.com/aguitest/aguitest/internal/jsvalue"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/aguitest/aguitest/internal/jsonpatch"
+	"github.com/aguitest/aguitest/internal/jsonx"
+	"github.com/aguitest/aguitest/internal/jsvalue"
 )
 
 // View is what a frontend holds: the messages and state that HttpAgent of
@@ -20,7 +22,7 @@ import (
 // there; MESSAGES_SNAPSHOT merges as the client merges it (keeping its own
 // activity and reasoning messages unless the snapshot owns them);
 // STATE_SNAPSHOT replaces the state, STATE_DELTA and ACTIVITY_DELTA patch
-// it as fast-json-patch does ([ApplyPatch]), a failing patch leaving it
+// it as fast-json-patch 3.1.1 does, a failing patch leaving it
 // unchanged; ACTIVITY_SNAPSHOT, REASONING_* and REASONING_ENCRYPTED_VALUE
 // build their messages; metadata merges key by key.
 //
@@ -547,7 +549,7 @@ func (v *View) apply(e Event) error {
 		}
 
 	case StateDelta:
-		next, err := applyPatchJS(v.state, viewField(e, "delta"))
+		next, err := jsonpatch.ApplyValue(v.state, viewField(e, "delta"))
 		if err != nil {
 			v.warn(e.Type(), "the patch does not apply to the state, which the client keeps as it was: %v", err)
 			return nil
@@ -922,7 +924,7 @@ func (v *View) activityDelta(e Event) error {
 	if jsvalue.Nullish(patch) {
 		patch = &jsvalue.Array{}
 	}
-	next, err := applyPatchJS(base, patch)
+	next, err := jsonpatch.ApplyValue(base, patch)
 	if err != nil {
 		v.warn(e.Type(), "the patch does not apply to the content of activity %s, which the client keeps as it was: %v", idText(id), err)
 		return nil

@@ -11,6 +11,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/aguitest/aguitest/internal/jsonpatch"
 	"github.com/aguitest/aguitest/internal/oracle"
 )
 
@@ -363,7 +364,7 @@ func (g *viewGen) stateThread() thread {
 		p := g.patchFor(doc)
 		t = append(t, g.ev(StateDelta, "delta", p))
 		pb, _ := json.Marshal(p)
-		if next, err := ApplyPatch(doc, pb); err == nil {
+		if next, err := jsonpatch.Apply(doc, pb); err == nil {
 			g.state = next
 		}
 	}
@@ -393,7 +394,7 @@ func (g *viewGen) activityThread() thread {
 		p := g.patchFor(content)
 		t = append(t, g.withMeta(g.ev(ActivityDelta, "messageId", id, "activityType", g.pick(typ, typ, "other"), "patch", p), 0.2))
 		pb, _ := json.Marshal(p)
-		if next, err := ApplyPatch(content, pb); err == nil {
+		if next, err := jsonpatch.Apply(content, pb); err == nil {
 			content = next
 		}
 	}

@@ -14,7 +14,7 @@ import (
 // TestJSONPatchNullPanics keeps a bug of github.com/evanphx/json-patch/v5
 // v5.9.11: Equal, and a "test" operation, dereference nil on a null array
 // element or a null document. StatePatch applies patches as the client
-// does (agui.ApplyPatch), where the same test succeeds
+// does (jsonpatch.Apply), where the same test succeeds
 // (agent's TestStatePatchNullElement). It lives in this module so that the
 // library's go.mod does not require the library it keeps a bug of.
 func TestJSONPatchNullPanics(t *testing.T) {

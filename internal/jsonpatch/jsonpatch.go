@@ -1,13 +1,18 @@
-package agui
+// Package jsonpatch applies JSON Patch (RFC 6902) as the reference AG-UI
+// client does, with fast-json-patch 3.1.1, on the JavaScript values of
+// internal/jsvalue. The view (agui.View) applies STATE_DELTA and
+// ACTIVITY_DELTA through it, and the agent package its state updates.
+package jsonpatch
 
 import (
 	"errors"
 	"fmt"
-	"github.com/aguitest/aguitest/internal/jsvalue"
 	"math"
 	"regexp"
 	"strconv"
 	"strings"
+
+	"github.com/aguitest/aguitest/internal/jsvalue"
 )
 
 // The reference client applies STATE_DELTA and ACTIVITY_DELTA with
@@ -41,9 +46,9 @@ import (
 // itself makes a cycle, as in fast-json-patch; a later operation may undo
 // it, but a patch that ends with one is an error (no JSON can hold it).
 
-// PatchError says why a JSON Patch does not apply. The reference client
+// Error says why a JSON Patch does not apply. The reference client
 // then keeps its state (or the activity's content) as it was.
-type PatchError struct {
+type Error struct {
 	// Index is the operation, counting from 0.
 	Index int
 	// Name is fast-json-patch's error name (OPERATION_PATH_UNRESOLVABLE,
@@ -55,41 +60,43 @@ type PatchError struct {
 }
 
 // Error returns "operation N: NAME: message".
-func (e *PatchError) Error() string {
+func (e *Error) Error() string {
 	return fmt.Sprintf("operation %d: %s: %s", e.Index, e.Name, e.Message)
 }
 
-// Names of the errors, as fast-json-patch names them.
+// Names of the errors (Error.Name), as fast-json-patch names them, and
+// as JavaScript names what it throws itself (TypeError, DataCloneError);
+// the last three are this package's.
 const (
-	patchNotArray       = "SEQUENCE_NOT_AN_ARRAY"
-	patchNotObject      = "OPERATION_NOT_AN_OBJECT"
-	patchOpInvalid      = "OPERATION_OP_INVALID"
-	patchPathInvalid    = "OPERATION_PATH_INVALID"
-	patchFromRequired   = "OPERATION_FROM_REQUIRED"
-	patchValueRequired  = "OPERATION_VALUE_REQUIRED"
-	patchCannotAdd      = "OPERATION_PATH_CANNOT_ADD"
-	patchUnresolvable   = "OPERATION_PATH_UNRESOLVABLE"
-	patchFromUnresolved = "OPERATION_FROM_UNRESOLVABLE"
-	patchIllegalIndex   = "OPERATION_PATH_ILLEGAL_ARRAY_INDEX"
-	patchOutOfBounds    = "OPERATION_VALUE_OUT_OF_BOUNDS"
-	patchTestFailed     = "TEST_OPERATION_FAILED"
-	patchTypeError      = "TypeError"
-	patchDataClone      = "DataCloneError"
-	patchNoDocument     = "NO_DOCUMENT"
-	patchCycle          = "CIRCULAR_RESULT"
-	patchTooLarge       = "DOCUMENT_TOO_LARGE"
+	NotArray       = "SEQUENCE_NOT_AN_ARRAY"
+	NotObject      = "OPERATION_NOT_AN_OBJECT"
+	OpInvalid      = "OPERATION_OP_INVALID"
+	PathInvalid    = "OPERATION_PATH_INVALID"
+	FromRequired   = "OPERATION_FROM_REQUIRED"
+	ValueRequired  = "OPERATION_VALUE_REQUIRED"
+	CannotAdd      = "OPERATION_PATH_CANNOT_ADD"
+	Unresolvable   = "OPERATION_PATH_UNRESOLVABLE"
+	FromUnresolved = "OPERATION_FROM_UNRESOLVABLE"
+	IllegalIndex   = "OPERATION_PATH_ILLEGAL_ARRAY_INDEX"
+	OutOfBounds    = "OPERATION_VALUE_OUT_OF_BOUNDS"
+	TestFailed     = "TEST_OPERATION_FAILED"
+	TypeError      = "TypeError"
+	DataClone      = "DataCloneError"
+	NoDocument     = "NO_DOCUMENT"
+	Cycle          = "CIRCULAR_RESULT"
+	TooLarge       = "DOCUMENT_TOO_LARGE"
 )
 
-// ApplyPatch applies a JSON Patch (RFC 6902) to a JSON document as the
+// Apply applies a JSON Patch (RFC 6902) to a JSON document as the
 // reference client applies STATE_DELTA: with fast-json-patch 3.1.1's
 // applyPatch, validating, on a copy. It returns the new document as
-// JSON.stringify writes it, or a *PatchError when the patch does not apply
+// JSON.stringify writes it, or a *Error when the patch does not apply
 // (the client then keeps the document unchanged). Invalid JSON in either
 // argument is an error too.
 //
-// Where fast-json-patch departs from the RFC, so does ApplyPatch: see the
-// package source (patch.go) for the list.
-func ApplyPatch(doc, patch []byte) ([]byte, error) {
+// Where fast-json-patch departs from the RFC, so does Apply: see the
+// package comment above for the list.
+func Apply(doc, patch []byte) ([]byte, error) {
 	d, err := jsvalue.Parse(doc)
 	if err != nil {
 		return nil, fmt.Errorf("document: %w", err)
@@ -98,19 +105,19 @@ func ApplyPatch(doc, patch []byte) ([]byte, error) {
 	if err != nil {
 		return nil, fmt.Errorf("patch: %w", err)
 	}
-	out, err := applyPatchJS(d, p)
+	out, err := ApplyValue(d, p)
 	if err != nil {
 		return nil, err
 	}
 	if jsvalue.HasCycle(out) {
-		return nil, &PatchError{Name: patchCycle, Message: "the result contains itself (the document was moved into itself)"}
+		return nil, &Error{Name: Cycle, Message: "the result contains itself (the document was moved into itself)"}
 	}
 	if _, err := jsvalue.StructuredClone(out); err != nil {
-		return nil, &PatchError{Name: patchDataClone, Message: "the result holds a function (an inherited method copied or moved into it)"}
+		return nil, &Error{Name: DataClone, Message: "the result holds a function (an inherited method copied or moved into it)"}
 	}
 	b := jsvalue.Stringify(out)
 	if b == nil {
-		return nil, &PatchError{Name: patchNoDocument, Message: "the patch leaves no document (a move or copy of a missing path to the root)"}
+		return nil, &Error{Name: NoDocument, Message: "the patch leaves no document (a move or copy of a missing path to the root)"}
 	}
 	return b, nil
 }
@@ -130,30 +137,30 @@ var pointerRE = regexp.MustCompile(`^(/([^/~]|~[01])*)*$`)
 func readOp(v any, index int) (*patchOp, error) {
 	o, ok := v.(*jsvalue.Object)
 	if !ok {
-		return nil, &PatchError{index, patchNotObject, "Operation is not an object"}
+		return nil, &Error{index, NotObject, "Operation is not an object"}
 	}
 	op := &patchOp{value: o.Get("value")}
 	switch s, _ := o.Get("op").(string); s {
 	case "add", "remove", "replace", "move", "copy", "test":
 		op.op = s
 	default:
-		return nil, &PatchError{index, patchOpInvalid, "Operation `op` property is not one of operations defined in RFC-6902"}
+		return nil, &Error{index, OpInvalid, "Operation `op` property is not one of operations defined in RFC-6902"}
 	}
 	path, ok := o.Get("path").(string)
 	if !ok || (path != "" && path[0] != '/') || !pointerRE.MatchString(path) {
-		return nil, &PatchError{index, patchPathInvalid, "Operation `path` property is not a JSON pointer"}
+		return nil, &Error{index, PathInvalid, "Operation `path` property is not a JSON pointer"}
 	}
 	op.path = path
 	switch op.op {
 	case "move", "copy":
 		from, ok := o.Get("from").(string)
 		if !ok || !pointerRE.MatchString(from) {
-			return nil, &PatchError{index, patchFromRequired, "Operation `from` property is not a JSON pointer"}
+			return nil, &Error{index, FromRequired, "Operation `from` property is not a JSON pointer"}
 		}
 		op.from = from
 	case "add", "replace", "test":
 		if _, ok := op.value.(jsvalue.Undefined); ok {
-			return nil, &PatchError{index, patchValueRequired, "Operation `value` property is not present"}
+			return nil, &Error{index, ValueRequired, "Operation `value` property is not present"}
 		}
 	}
 	return op, nil
@@ -165,11 +172,14 @@ func readOp(v any, index int) (*patchOp, error) {
 // rather than exhausting memory, as it would in the client.
 const maxPatchValues = 1 << 20
 
-// applyPatchJS is applyPatch(doc, patch, true, false).
-func applyPatchJS(doc, patch any) (any, error) {
+// ApplyValue applies patch to doc, both JavaScript values of
+// internal/jsvalue, as applyPatch(doc, patch, true, false) does: on a
+// copy, validating. Unlike Apply it does not check that the result can be
+// cloned and written as JSON; the caller does what its client does then.
+func ApplyValue(doc, patch any) (any, error) {
 	ops, ok := patch.(*jsvalue.Array)
 	if !ok {
-		return nil, &PatchError{0, patchNotArray, "Patch sequence must be an array"}
+		return nil, &Error{0, NotArray, "Patch sequence must be an array"}
 	}
 	doc, err := deepCloneFJP(doc)
 	if err != nil {
@@ -184,7 +194,7 @@ func applyPatchJS(doc, patch any) (any, error) {
 		if op.op == "copy" {
 			if from, err := getByPointer(doc, op.from, i); err == nil {
 				if size += countValues(from); size > maxPatchValues {
-					return nil, &PatchError{i, patchTooLarge, fmt.Sprintf("the document would grow past %d values", maxPatchValues)}
+					return nil, &Error{i, TooLarge, fmt.Sprintf("the document would grow past %d values", maxPatchValues)}
 				}
 			}
 		}
@@ -248,14 +258,14 @@ func deepCloneFJP(v any) (any, error) {
 	return v, nil
 }
 
-// typeErr wraps what JavaScript throws as a PatchError named TypeError.
+// typeErr wraps what JavaScript throws as a Error named TypeError.
 func typeErr(index int, err error) error {
 	var te *jsvalue.TypeError
 	if errors.As(err, &te) {
-		return &PatchError{index, patchTypeError, te.Msg}
+		return &Error{index, TypeError, te.Msg}
 	}
 	if errors.Is(err, jsvalue.ErrSparse) {
-		return &PatchError{index, patchTypeError, err.Error()}
+		return &Error{index, TypeError, err.Error()}
 	}
 	return err
 }
@@ -277,7 +287,7 @@ func applyOp(doc any, op *patchOp, validate bool, index int) (newDoc, result any
 				return nil, nil, typeErr(index, err)
 			}
 			if !eq {
-				return nil, nil, &PatchError{index, patchTestFailed, "Test operation failed"}
+				return nil, nil, &Error{index, TestFailed, "Test operation failed"}
 			}
 			return doc, nil, nil
 		case "remove":
@@ -296,7 +306,7 @@ func applyOp(doc any, op *patchOp, validate bool, index int) (newDoc, result any
 			key = strings.ReplaceAll(strings.ReplaceAll(key, "~1", "/"), "~0", "~")
 		}
 		if key == "__proto__" || (key == "prototype" && keys[t-1] == "constructor") {
-			return nil, nil, &PatchError{index, patchTypeError, "JSON-Patch: modifying `__proto__` or `constructor/prototype` prop is banned for security reasons"}
+			return nil, nil, &Error{index, TypeError, "JSON-Patch: modifying `__proto__` or `constructor/prototype` prop is banned for security reasons"}
 		}
 		if validate && !checked {
 			v, err := jsvalue.Get(obj, key)
@@ -325,13 +335,13 @@ func applyOp(doc any, op *patchOp, validate bool, index int) (newDoc, result any
 			case isDigits(key):
 				ik = toInt32(key)
 			case validate:
-				return nil, nil, &PatchError{index, patchIllegalIndex, "Expected an unsigned base-10 integer value, making the new referenced value the array element with the zero-based index"}
+				return nil, nil, &Error{index, IllegalIndex, "Expected an unsigned base-10 integer value, making the new referenced value the array element with the zero-based index"}
 			default:
 				numeric = false
 			}
 			if t >= n {
 				if validate && op.op == "add" && ik > len(arr.Elems) {
-					return nil, nil, &PatchError{index, patchOutOfBounds, "The specified index MUST NOT be greater than the number of elements in the array"}
+					return nil, nil, &Error{index, OutOfBounds, "The specified index MUST NOT be greater than the number of elements in the array"}
 				}
 				return arrayOp(doc, op, arr, ik, numeric, key, index)
 			}
@@ -351,7 +361,7 @@ func applyOp(doc any, op *patchOp, validate bool, index int) (newDoc, result any
 			obj = v
 		}
 		if validate && t < n && (!jsvalue.Truthy(obj) || !jsvalue.IsObjectType(obj)) {
-			return nil, nil, &PatchError{index, patchUnresolvable, "Cannot perform operation at the desired path"}
+			return nil, nil, &Error{index, Unresolvable, "Cannot perform operation at the desired path"}
 		}
 	}
 }
@@ -366,11 +376,11 @@ func validateAt(doc any, op *patchOp, frag string, index int) error {
 	case "add":
 		pl, fl := strings.Count(op.path, "/")+1, strings.Count(frag, "/")+1
 		if pl != fl+1 && pl != fl {
-			return &PatchError{index, patchCannotAdd, "Cannot perform an `add` operation at the desired path"}
+			return &Error{index, CannotAdd, "Cannot perform an `add` operation at the desired path"}
 		}
 	case "replace", "remove", "_get":
 		if op.path != frag {
-			return &PatchError{index, patchUnresolvable, "Cannot perform the operation at a path that does not exist"}
+			return &Error{index, Unresolvable, "Cannot perform the operation at a path that does not exist"}
 		}
 	case "move", "copy":
 		// fast-json-patch validates a copy of the document with a _get of
@@ -380,13 +390,13 @@ func validateAt(doc any, op *patchOp, frag string, index int) error {
 			return typeErr(index, err)
 		}
 		_, _, err = applyOp(clone, &patchOp{op: "_get", path: op.from}, true, 0)
-		var pe *PatchError
+		var pe *Error
 		if errors.As(err, &pe) {
 			switch pe.Name {
-			case patchUnresolvable:
-				return &PatchError{index, patchFromUnresolved, "Cannot perform the operation from a path that does not exist"}
-			case patchTypeError:
-				return &PatchError{index, patchTypeError, pe.Message}
+			case Unresolvable:
+				return &Error{index, FromUnresolved, "Cannot perform the operation from a path that does not exist"}
+			case TypeError:
+				return &Error{index, TypeError, pe.Message}
 			}
 		}
 	}
@@ -447,7 +457,7 @@ func testValue(doc, v any, op *patchOp, index int) (any, any, error) {
 		return nil, nil, typeErr(index, err)
 	}
 	if !eq {
-		return nil, nil, &PatchError{index, patchTestFailed, "Test operation failed"}
+		return nil, nil, &Error{index, TestFailed, "Test operation failed"}
 	}
 	return doc, nil, nil
 }
