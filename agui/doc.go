@@ -6,7 +6,7 @@
 // tools need without allocating. Streams arrive as server-sent events
 // ([SSEDecoder] pulls them from a reader, [SSEParser] takes them pushed in
 // pieces, [SSEEncoder] writes them), protobuf frames of @ag-ui/proto 1.0.0
-// ([ProtoDecoder], [ProtoEncoder]), JSON arrays or JSON Lines; a [Reader]
+// ([ProtoEncoder] writes them), JSON arrays or JSON Lines; a [Reader]
 // detects which. A protobuf event decodes to the JSON the reference
 // client's decoder makes of it ([UnmarshalProto]) and encodes as
 // @ag-ui/encoder encodes it ([MarshalProto]); what one encoding carries

@@ -78,7 +78,7 @@ func FuzzProtoDecoder(f *testing.F) {
 	addProtoSeeds(f)
 	f.Fuzz(func(t *testing.T, data []byte) {
 		read := func(r io.Reader) ([]string, error) {
-			d := NewProtoDecoder(r)
+			d := newProtoDecoder(r)
 			d.MaxFrame = 1 << 12
 			var out []string
 			for {

@@ -168,15 +168,15 @@ func fromPB(ls []aguipb.Loss) []Loss {
 // ErrFutureEvent is returned by UnmarshalProto for a frame that names only
 // envelope fields this version does not know: an event of a later
 // protocol version. The reference client drops such frames with a
-// warning, and so does ProtoDecoder (listing the drop in Losses).
+// warning, and so does the Reader (listing the drop in Losses).
 var ErrFutureEvent = errors.New("agui: the frame holds an event of a later protocol version")
 
-// ProtoDecoder reads the protobuf encoding: frames of a 4-byte big-endian
+// protoDecoder reads the protobuf encoding: frames of a 4-byte big-endian
 // length and an Event message, as @ag-ui/encoder writes them and
 // @ag-ui/client's HttpAgent reads them. Frames holding only events of a
 // later protocol version are skipped, as the reference client skips them,
 // and listed in Losses.
-type ProtoDecoder struct {
+type protoDecoder struct {
 	// MaxFrame bounds a frame, prefix included; zero means MaxProtoFrame,
 	// the reference client's limit.
 	MaxFrame int
@@ -193,23 +193,23 @@ type ProtoDecoder struct {
 	err     error
 }
 
-// NewProtoDecoder returns a decoder reading frames from r.
-func NewProtoDecoder(r io.Reader) *ProtoDecoder {
+// newProtoDecoder returns a decoder reading frames from r.
+func newProtoDecoder(r io.Reader) *protoDecoder {
 	if _, ok := r.(*bufio.Reader); !ok {
 		r = bufio.NewReaderSize(r, 64<<10)
 	}
-	return &ProtoDecoder{r: r}
+	return &protoDecoder{r: r}
 }
 
 // Frame returns the 1-based index of the frame of the last event returned.
-func (d *ProtoDecoder) Frame() int { return d.frame }
+func (d *protoDecoder) Frame() int { return d.frame }
 
 // Offset returns the byte offset of the frame of the last event returned.
-func (d *ProtoDecoder) Offset() int64 { return d.start }
+func (d *protoDecoder) Offset() int64 { return d.start }
 
 // Losses returns what the last call to Next dropped: fields of the
 // returned event the JSON form cannot hold, and frames it skipped.
-func (d *ProtoDecoder) Losses() []Loss { return d.losses }
+func (d *protoDecoder) Losses() []Loss { return d.losses }
 
 // Next returns the next event, or io.EOF at the end of the stream. A frame
 // the reference client cannot read is a *FrameError naming the frame and
@@ -217,7 +217,7 @@ func (d *ProtoDecoder) Losses() []Loss { return d.losses }
 // reads on), one over the size limit or cut by the end of the stream
 // (RuleFrameSize, RuleFrameProto; the stream ends there). A failing read is
 // a *ReadError, which Next keeps returning.
-func (d *ProtoDecoder) Next() (Event, error) {
+func (d *protoDecoder) Next() (Event, error) {
 	d.losses = d.losses[:0]
 	for {
 		if d.err != nil {
@@ -289,7 +289,7 @@ func (d *ProtoDecoder) Next() (Event, error) {
 
 // frameError reports a frame the client cannot read; when last, the
 // stream cannot be framed after it and ends there.
-func (d *ProtoDecoder) frameError(at int64, rule Rule, last bool, msg string) error {
+func (d *protoDecoder) frameError(at int64, rule Rule, last bool, msg string) error {
 	if last {
 		d.err = io.EOF
 	}
@@ -297,7 +297,7 @@ func (d *ProtoDecoder) frameError(at int64, rule Rule, last bool, msg string) er
 	return &FrameError{Frame: d.frame, Offset: at, Rule: rule, Msg: msg}
 }
 
-func (d *ProtoDecoder) fail(at int64, err error) error {
+func (d *protoDecoder) fail(at int64, err error) error {
 	d.err = &ReadError{Line: d.frame, Format: FormatProto, Index: d.frame - 1, Offset: at, Err: err}
 	return d.err
 }

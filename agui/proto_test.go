@@ -371,15 +371,15 @@ func ExampleMarshalProto() {
 	// {"messageId":"m1","delta":"Hi","type":"TEXT_MESSAGE_CONTENT"}
 }
 
-func ExampleProtoDecoder() {
+func ExampleNewProtoEncoder() {
 	var stream bytes.Buffer
 	enc := NewProtoEncoder(&stream) // an http.ResponseWriter is flushed after each event
 	enc.Encode(NewRunStarted("t1", "r1"))
 	enc.Encode(NewRunFinished("t1", "r1"))
 
-	d := NewProtoDecoder(&stream)
+	r := NewReader(&stream, "response") // a Reader tells the protobuf encoding by its frames
 	for {
-		e, err := d.Next()
+		e, err := r.Next()
 		if err == io.EOF {
 			break
 		}
@@ -387,11 +387,11 @@ func ExampleProtoDecoder() {
 			fmt.Println(err)
 			return
 		}
-		fmt.Println(d.Frame(), e.Type(), e.RunID())
+		fmt.Println(r.Format(), e.Type(), e.RunID())
 	}
 	// Output:
-	// 1 RUN_STARTED r1
-	// 2 RUN_FINISHED r1
+	// proto RUN_STARTED r1
+	// proto RUN_FINISHED r1
 }
 
 func ExampleNegotiate() {

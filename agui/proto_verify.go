@@ -2,7 +2,7 @@ package agui
 
 // PushLosses records what the client's decoder dropped of the protobuf
 // frames read with e, the event just pushed (Reader.Losses,
-// ProtoDecoder.Losses): each loss is a proto-loss violation of e in the
+// Reader.Losses): each loss is a proto-loss violation of e in the
 // Strict profile. The reference client drops them without a complaint, so
 // the Reference profile records nothing.
 func (v *Verifier) PushLosses(e Event, losses []Loss) []Violation {

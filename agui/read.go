@@ -114,7 +114,7 @@ type Reader struct {
 	index    int // events returned so far
 	buf      []byte
 	arena    bytearena.Arena
-	proto    *ProtoDecoder
+	proto    *protoDecoder
 	frames   int    // SSE frames with data read so far
 	frameBuf []byte // the data of the frame being read
 	lineBuf  []byte // a line longer than the read buffer
@@ -142,7 +142,7 @@ func (r *Reader) Format() string { return r.format }
 func (r *Reader) Line() int { return r.line }
 
 // Losses returns what the last call to Next could not carry into the
-// event's JSON form (protobuf streams only; see ProtoDecoder.Losses).
+// event's JSON form (protobuf streams only; see protoDecoder.Losses).
 func (r *Reader) Losses() []Loss {
 	if r.proto != nil {
 		return r.proto.Losses()
@@ -633,7 +633,7 @@ func (r *Reader) detectProto() (bool, error) {
 		return false, errors.New("the body holds protobuf frames but its Content-Type is text/event-stream: the reference client would read no events")
 	case ok && enc == EncodingProto, frames:
 		r.format = FormatProto
-		r.proto = NewProtoDecoder(r.br)
+		r.proto = newProtoDecoder(r.br)
 		return true, nil
 	}
 	return false, nil
