@@ -95,7 +95,12 @@ func (s *shower) finish(b *runBuilder) {
 func (s *shower) stream(in io.Reader, head string) error {
 	r := agui.NewReader(in, s.name)
 	v := agui.NewVerifier(agui.Options{Profile: s.profile.Profile, Client: s.profile.Client})
-	ref := agui.NewVerifier(agui.Options{Profile: agui.Reference, Client: s.profile.Client})
+	// ref finds where the client stops: at its first violation under
+	// Reference. Under --profile reference, v is that verifier already.
+	var ref *agui.Verifier
+	if s.profile.Profile != agui.Reference {
+		ref = agui.NewVerifier(agui.Options{Profile: agui.Reference, Client: s.profile.Client})
+	}
 	clientStopped := false
 	var x agui.Expander
 	var cur *runBuilder
@@ -139,7 +144,11 @@ func (s *shower) stream(in io.Reader, head string) error {
 		}
 		cur.raw++
 		if !clientStopped {
-			if len(ref.Push(e)) > 0 {
+			refVs := vs
+			if ref != nil {
+				refVs = ref.Push(e)
+			}
+			if len(refVs) > 0 {
 				clientStopped = true
 				cur.stopped = true
 			} else {
