@@ -105,10 +105,10 @@ func ExpandChunks(events []Event) ([]Event, error) {
 func (x *Expander) Push(e Event) ([]Event, error) { return x.push(&e, nil) }
 
 func (x *Expander) field(e *Event, sp span) jsField {
-	if !sp.present() {
+	if !sp.Present() {
 		return jsField{key: keyUndefined}
 	}
-	return jsField{raw: e.raw[sp.start:sp.end], key: string(keyBytes(e.raw, sp, func() int { x.uniq++; return x.uniq }))}
+	return jsField{raw: e.raw[sp.Start:sp.End], key: string(keyBytes(e.raw, sp, func() int { x.uniq++; return x.uniq }))}
 }
 
 func (x *Expander) find(owner string) int {
@@ -153,7 +153,7 @@ func (x *Expander) closeAll(out []Event) []Event {
 func (x *Expander) push(e *Event, out []Event) ([]Event, error) {
 	tagSp := e.f[fSubagentRunID]
 	laneOf := func() string { // subagentRunId ?? undefined
-		if tagSp.kind == kindNull {
+		if tagSp.Kind == kindNull {
 			return keyUndefined
 		}
 		return x.field(e, tagSp).key
@@ -172,7 +172,7 @@ func (x *Expander) push(e *Event, out []Event) ([]Event, error) {
 	case RunStarted, RunFinished, RunError, MessagesSnapshot:
 		return append(x.closeAll(out), *e), nil
 	case SubagentFinished, SubagentError:
-		if !tagSp.present() || tagSp.kind == kindNull {
+		if !tagSp.Present() || tagSp.Kind == kindNull {
 			return append(out, *e), nil
 		}
 		return append(x.closeLane(laneOf(), out), *e), nil
@@ -265,7 +265,7 @@ func (x *Expander) expandChunk(e *Event, k laneKind, out []Event) ([]Event, erro
 	id := x.field(e, idSp)
 	tagRaw := x.field(e, e.f[fSubagentRunID]) // as sent, null included
 	tag := tagRaw.key
-	if e.f[fSubagentRunID].kind == kindNull {
+	if e.f[fSubagentRunID].Kind == kindNull {
 		tag = keyUndefined
 	}
 	laneKey, err := x.resolveLane(k, id, tag)

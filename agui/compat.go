@@ -3,6 +3,8 @@ package agui
 import (
 	"bytes"
 	"strconv"
+
+	"github.com/aguitest/aguitest/internal/jsonx"
 )
 
 // The compatibility boundary: what HttpAgent of @ag-ui/client 1.0.0 does to
@@ -57,7 +59,7 @@ func (b *compat) apply(e *Event) *Event {
 func (b *compat) rewrite(e *Event) (Event, bool) {
 	var o objBuilder
 	for _, m := range e.rawMembers() {
-		o.raw(m.key, m.val)
+		o.raw(m.Key, m.Val)
 	}
 	if v, ok := o.get("rawEvent"); ok && string(v) == "null" {
 		o.del("rawEvent")
@@ -133,7 +135,7 @@ func (b *compat) needed(e *Event) bool {
 	case MessagesSnapshot, RunStarted:
 		return bytes.Contains(e.raw, []byte("null")) || bytes.Contains(e.raw, []byte(`"binary"`))
 	}
-	if e.f[fParentMessageID].kind == kindNull {
+	if e.f[fParentMessageID].Kind == kindNull {
 		return true
 	}
 	// rawEvent, result and outcome are not indexed: an event whose members
@@ -142,10 +144,7 @@ func (b *compat) needed(e *Event) bool {
 }
 
 // rawMember is a top-level member with its key unescaped.
-type rawMember struct {
-	key string
-	val []byte
-}
+type rawMember = jsonx.Member
 
 // rawMembers returns the event's members; a repeated key keeps its first
 // position and takes its last value, as JSON.parse does.
@@ -153,21 +152,7 @@ func (e *Event) rawMembers() []rawMember {
 	return objectMembers(e.raw)
 }
 
-func objectMembers(obj []byte) []rawMember {
-	var ms []rawMember
-	_ = eachMember(obj, func(key []byte, _ bool, v span) bool {
-		k := unquote(key)
-		for i := range ms {
-			if ms[i].key == k {
-				ms[i].val = obj[v.start:v.end]
-				return true
-			}
-		}
-		ms = append(ms, rawMember{k, obj[v.start:v.end]})
-		return true
-	})
-	return ms
-}
+func objectMembers(obj []byte) []rawMember { return jsonx.Members(obj) }
 
 // mapArray returns the array raw with each element replaced by fn's
 // result; raw itself when it is not an array or nothing changed.
@@ -178,8 +163,8 @@ func mapArray(raw []byte, fn func(elem []byte) []byte) []byte {
 	}
 	var elems [][]byte
 	changed := false
-	eachElement(raw, span{start: 0, end: int32(len(raw)), kind: kindArray}, func(_ int, v span) {
-		el := raw[v.start:v.end]
+	eachElement(raw, span{Start: 0, End: int32(len(raw)), Kind: kindArray}, func(_ int, v span) {
+		el := raw[v.Start:v.End]
 		n := fn(el)
 		if !bytes.Equal(n, el) {
 			changed = true
@@ -208,7 +193,7 @@ func editObject(raw []byte, fn func(o *objBuilder) bool) []byte {
 	}
 	var o objBuilder
 	for _, m := range objectMembers(raw) {
-		o.raw(m.key, m.val)
+		o.raw(m.Key, m.Val)
 	}
 	if !fn(&o) {
 		return raw
@@ -260,8 +245,8 @@ func upgradeBinary(parts []byte) []byte {
 		return parts
 	}
 	var all [][]byte
-	eachElement(parts, span{end: int32(len(parts)), kind: kindArray}, func(_ int, v span) {
-		all = append(all, parts[v.start:v.end])
+	eachElement(parts, span{End: int32(len(parts)), Kind: kindArray}, func(_ int, v span) {
+		all = append(all, parts[v.Start:v.End])
 	})
 	out := []byte{'['}
 	n := 0
@@ -288,8 +273,8 @@ func convertBinary(part []byte, all [][]byte) ([]byte, bool) {
 	ms := objectMembers(part)
 	get := func(k string) []byte {
 		for _, m := range ms {
-			if m.key == k {
-				return m.val
+			if m.Key == k {
+				return m.Val
 			}
 		}
 		return nil
@@ -362,8 +347,8 @@ func sameModernPart(part []byte, kind, srcType string, value, mime, filename []b
 	p := objectMembers(part)
 	val := func(ms []rawMember, k string) []byte {
 		for _, m := range ms {
-			if m.key == k {
-				return m.val
+			if m.Key == k {
+				return m.Val
 			}
 		}
 		return nil

@@ -6,6 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
+
+	"github.com/aguitest/aguitest/internal/jsonx"
 )
 
 // Event is one AG-UI event. It keeps the JSON bytes exactly as they were
@@ -139,7 +141,7 @@ func (e *Event) parse(data []byte) error {
 				return err
 			}
 			if f := indexOf(key); f >= 0 && !esc {
-				if e.f[f].kind != kindAbsent {
+				if e.f[f].Kind != kindAbsent {
 					e.other = true // a repeated key
 				}
 				e.f[f] = v // the last duplicate wins, as with JSON.parse
@@ -167,12 +169,12 @@ func (e *Event) parse(data []byte) error {
 		return syntaxErr(i, "unexpected data after the event object")
 	}
 	t := e.f[fType]
-	if t.kind != kindString {
+	if t.Kind != kindString {
 		return ErrNoType
 	}
-	tb := data[t.start+1 : t.end-1]
-	if t.escaped {
-		e.typ = EventType(unquote(data[t.start:t.end]))
+	tb := data[t.Start+1 : t.End-1]
+	if t.Escaped {
+		e.typ = EventType(unquote(data[t.Start:t.End]))
 		e.code = codeOf(e.typ)
 	} else if k, c := internType(tb); c != 0 {
 		e.typ, e.code = k, c
@@ -186,32 +188,7 @@ func (e *Event) parse(data []byte) error {
 // the key (with its quotes) and the value's span. It stops when fn returns
 // false.
 func eachMember(data []byte, fn func(key []byte, escaped bool, v span) bool) error {
-	i := skipSpace(data, 1)
-	if i < len(data) && data[i] == '}' {
-		return nil
-	}
-	for i < len(data) {
-		ks := i
-		ke, esc, err := scanString(data, i)
-		if err != nil {
-			return err
-		}
-		i = skipSpace(data, ke)
-		i++ // ':'
-		v, next, err := scanValue(data, i)
-		if err != nil {
-			return err
-		}
-		if !fn(data[ks:ke], esc, v) {
-			return nil
-		}
-		i = skipSpace(data, next)
-		if i >= len(data) || data[i] == '}' {
-			return nil
-		}
-		i = skipSpace(data, i+1) // ','
-	}
-	return nil
+	return jsonx.EachMember(data, fn)
 }
 
 // Type returns the event's type.
@@ -242,10 +219,10 @@ func (e Event) str(i int) string { return e.spanString(e.f[i]) }
 func (e Event) strField(name string) string { return e.spanString(e.field(name)) }
 
 func (e Event) spanString(sp span) string {
-	if sp.kind != kindString {
+	if sp.Kind != kindString {
 		return ""
 	}
-	return unquote(e.raw[sp.start:sp.end])
+	return unquote(e.raw[sp.Start:sp.End])
 }
 
 // MessageID returns the messageId field.
@@ -287,10 +264,10 @@ func (e Event) Name() string { return e.strField("name") }
 // and whether it is present as a number.
 func (e Event) Timestamp() (int64, bool) {
 	sp := e.field("timestamp")
-	if sp.kind != kindNumber {
+	if sp.Kind != kindNumber {
 		return 0, false
 	}
-	f, err := strconv.ParseFloat(string(e.raw[sp.start:sp.end]), 64)
+	f, err := strconv.ParseFloat(string(e.raw[sp.Start:sp.End]), 64)
 	if err != nil {
 		return 0, false
 	}
@@ -301,10 +278,10 @@ func (e Event) Timestamp() (int64, bool) {
 // A field present as null returns "null" and true.
 func (e Event) Field(name string) (json.RawMessage, bool) {
 	sp := e.field(name)
-	if !sp.present() {
+	if !sp.Present() {
 		return nil, false
 	}
-	return json.RawMessage(e.raw[sp.start:sp.end]), true
+	return json.RawMessage(e.raw[sp.Start:sp.End]), true
 }
 
 // field finds a top-level field by name; indexed fields are found at once.
@@ -330,7 +307,7 @@ func (e Event) field(name string) span {
 }
 
 // Has reports whether a top-level field is present (null counts as present).
-func (e Event) Has(name string) bool { return e.field(name).present() }
+func (e Event) Has(name string) bool { return e.field(name).Present() }
 
 // Decode unmarshals the event into v with encoding/json.
 func (e Event) Decode(v any) error { return json.Unmarshal(e.raw, v) }
@@ -343,7 +320,7 @@ func (e Event) Members() []Member {
 		return nil
 	}
 	_ = eachMember(e.raw, func(key []byte, _ bool, v span) bool {
-		ms = append(ms, Member{Key: unquote(key), Value: json.RawMessage(e.raw[v.start:v.end])})
+		ms = append(ms, Member{Key: unquote(key), Value: json.RawMessage(e.raw[v.Start:v.End])})
 		return true
 	})
 	return ms

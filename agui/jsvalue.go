@@ -33,21 +33,21 @@ var keyUndefinedBytes = []byte(keyUndefined)
 // keyBytes returns the canonical key of the value at sp in raw. uniq is
 // called to number objects and arrays. The result aliases raw when it can.
 func keyBytes(raw []byte, sp span, uniq func() int) []byte {
-	switch sp.kind {
+	switch sp.Kind {
 	case kindAbsent:
 		return keyUndefinedBytes
 	case kindString:
-		if !sp.escaped {
-			return raw[sp.start:sp.end]
+		if !sp.Escaped {
+			return raw[sp.Start:sp.End]
 		}
-		k := append(make([]byte, 0, sp.end-sp.start), '"')
-		return append(appendDecoded(k, raw[sp.start:sp.end], true), '"')
+		k := append(make([]byte, 0, sp.End-sp.Start), '"')
+		return append(appendDecoded(k, raw[sp.Start:sp.End], true), '"')
 	case kindNumber:
-		return []byte(jsNumber(raw[sp.start:sp.end]))
+		return []byte(jsNumber(raw[sp.Start:sp.End]))
 	case kindObject, kindArray:
-		return []byte("\x00o" + strconv.Itoa(uniq()) + "\x00" + jsText(raw[sp.start:sp.end], sp.kind))
+		return []byte("\x00o" + strconv.Itoa(uniq()) + "\x00" + jsText(raw[sp.Start:sp.End], sp.Kind))
 	default: // null, bool
-		return raw[sp.start:sp.end]
+		return raw[sp.Start:sp.End]
 	}
 }
 

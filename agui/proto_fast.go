@@ -132,8 +132,8 @@ func decodeFlat(b, out []byte) ([]byte, Event, bool) {
 		start := len(out)
 		out = appendQuotedUTF8(out, b[sp[0]:sp[1]])
 		if x := indexOf([]byte(f.Name)); x >= 0 {
-			ev.f[x] = span{start: int32(start - base), end: int32(len(out) - base), kind: kindString,
-				escaped: len(out)-start != sp[1]-sp[0]+2}
+			ev.f[x] = span{Start: int32(start - base), End: int32(len(out) - base), Kind: kindString,
+				Escaped: len(out)-start != sp[1]-sp[0]+2}
 		} else {
 			ev.other = true
 		}
@@ -146,14 +146,14 @@ func decodeFlat(b, out []byte) ([]byte, Event, bool) {
 	out = append(out, '"')
 	out = append(out, arm.Typ...)
 	out = append(out, '"')
-	ev.f[fType] = span{start: int32(start - base), end: int32(len(out) - base), kind: kindString}
+	ev.f[fType] = span{Start: int32(start - base), End: int32(len(out) - base), Kind: kindString}
 	ev.typ, ev.code = internType([]byte(arm.Typ))
 	if hasTS {
 		out = append(out, `,"timestamp":`...)
 		start := len(out)
 		out = append(out, formatJSNumber(float64(ts))...)
 		if x := indexOf([]byte("timestamp")); x >= 0 {
-			ev.f[x] = span{start: int32(start - base), end: int32(len(out) - base), kind: kindNumber}
+			ev.f[x] = span{Start: int32(start - base), End: int32(len(out) - base), Kind: kindNumber}
 		} else {
 			ev.other = true
 		}
@@ -183,8 +183,8 @@ func encodeFlat(e Event) ([]byte, bool) {
 		case "type":
 			return true
 		case "timestamp":
-			f, err := strconv.ParseFloat(string(e.raw[v.start:v.end]), 64)
-			if v.kind != kindNumber || err != nil || f != math.Trunc(f) || math.Abs(f) > aguipb.MaxSafeInt {
+			f, err := strconv.ParseFloat(string(e.raw[v.Start:v.End]), 64)
+			if v.Kind != kindNumber || err != nil || f != math.Trunc(f) || math.Abs(f) > aguipb.MaxSafeInt {
 				ok = false
 				return false
 			}
@@ -192,8 +192,8 @@ func encodeFlat(e Event) ([]byte, bool) {
 			return true
 		}
 		f := arm.Msg.ByName[string(k)]
-		if f == nil || f.Kind != aguipb.KindString || f.Num >= len(vals) || v.kind != kindString ||
-			v.escaped && loneSurrogate(e.raw[v.start:v.end]) {
+		if f == nil || f.Kind != aguipb.KindString || f.Num >= len(vals) || v.Kind != kindString ||
+			v.Escaped && loneSurrogate(e.raw[v.Start:v.End]) {
 			ok = false
 			return false
 		}

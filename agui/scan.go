@@ -16,27 +16,21 @@ const MaxDepth = jsonx.MaxDepth
 // Its text reads "invalid JSON at byte N: what".
 type SyntaxError = jsonx.SyntaxError
 
-// valueKind is the JSON kind of a value found by the scanner.
-type valueKind uint8
-
-const (
-	kindAbsent valueKind = iota // the member is not there (JavaScript undefined)
-	kindNull
-	kindString
-	kindNumber
-	kindBool
-	kindObject
-	kindArray
+// valueKind and span are the scanner's (jsonx.Kind, jsonx.Span).
+type (
+	valueKind = jsonx.Kind
+	span      = jsonx.Span
 )
 
-// span locates a JSON value inside an event's raw bytes.
-type span struct {
-	start, end int32 // value bytes are raw[start:end]; for strings, including quotes
-	kind       valueKind
-	escaped    bool // string contains a backslash escape
-}
-
-func (s span) present() bool { return s.kind != kindAbsent }
+const (
+	kindAbsent = jsonx.Absent // the member is not there (JavaScript undefined)
+	kindNull   = jsonx.Null
+	kindString = jsonx.String
+	kindNumber = jsonx.Number
+	kindBool   = jsonx.Bool
+	kindObject = jsonx.Object
+	kindArray  = jsonx.Array
+)
 
 // The scanner's pieces under the names this package uses.
 
@@ -53,59 +47,10 @@ func scanString(data []byte, i int) (int, bool, error) { return jsonx.ScanString
 
 // scanValue validates the value at data[i] (after white space) and returns
 // its span and the offset after it.
-func scanValue(data []byte, i int) (span, int, error) {
-	i = skipSpace(data, i)
-	if i >= len(data) {
-		return span{}, 0, syntaxErr(i, "unexpected end of input, value expected")
-	}
-	sp := span{start: int32(i)}
-	var err error
-	switch c := data[i]; {
-	case c == '"':
-		sp.kind = kindString
-		i, sp.escaped, err = jsonx.ScanString(data, i)
-	case c == '{':
-		sp.kind = kindObject
-		i, err = jsonx.ScanComposite(data, i)
-	case c == '[':
-		sp.kind = kindArray
-		i, err = jsonx.ScanComposite(data, i)
-	default:
-		// A literal or a number: the scanner says which, or what is wrong.
-		var start int
-		start, i, _, err = jsonx.ScanValue(data, i)
-		if err == nil {
-			sp.kind = scalarKind(data[start])
-		}
-	}
-	if err != nil {
-		return span{}, 0, err
-	}
-	sp.end = int32(i)
-	return sp, i, nil
-}
-
-// scalarKind is the kind of the literal or number whose first byte is c.
-func scalarKind(c byte) valueKind {
-	switch c {
-	case 't', 'f':
-		return kindBool
-	case 'n':
-		return kindNull
-	}
-	return kindNumber
-}
+func scanValue(data []byte, i int) (span, int, error) { return jsonx.ScanSpan(data, i) }
 
 // unquote decodes the JSON string value in s (with its quotes).
-func unquote(s []byte) string {
-	body := s[1 : len(s)-1]
-	for _, c := range body {
-		if c == '\\' {
-			return string(appendUnescaped(make([]byte, 0, len(body)), s))
-		}
-	}
-	return string(body)
-}
+func unquote(s []byte) string { return jsonx.Unquote(s) }
 
 // appendUnescaped appends the decoded content of the valid JSON string s
 // (with its quotes) to buf.

@@ -128,13 +128,13 @@ func (c *checker) members(sp span) []member {
 		c.stack = append(c.stack, nil)
 	}
 	ms := c.stack[c.depth][:0]
-	_ = eachMember(c.raw[sp.start:sp.end], func(key []byte, escaped bool, v span) bool {
+	_ = eachMember(c.raw[sp.Start:sp.End], func(key []byte, escaped bool, v span) bool {
 		k := key[1 : len(key)-1]
 		if escaped {
 			k = []byte(unquote(key))
 		}
-		v.start += sp.start
-		v.end += sp.start
+		v.Start += sp.Start
+		v.End += sp.Start
 		for i := range ms {
 			if string(ms[i].key) == string(k) {
 				ms[i].val = v
@@ -159,18 +159,18 @@ func lookup(ms []member, name string) span {
 
 // eachElement calls fn with each element of the array at sp.
 func eachElement(raw []byte, sp span, fn func(i int, v span)) {
-	i := skipSpace(raw, int(sp.start)+1)
-	if i < int(sp.end) && raw[i] == ']' {
+	i := skipSpace(raw, int(sp.Start)+1)
+	if i < int(sp.End) && raw[i] == ']' {
 		return
 	}
-	for n := 0; i < int(sp.end); n++ {
+	for n := 0; i < int(sp.End); n++ {
 		v, next, err := scanValue(raw, i)
 		if err != nil {
 			return
 		}
 		fn(n, v)
 		i = skipSpace(raw, next)
-		if i >= int(sp.end) || raw[i] == ']' {
+		if i >= int(sp.End) || raw[i] == ']' {
 			return
 		}
 		i = skipSpace(raw, i+1)
@@ -220,7 +220,7 @@ func (c *checker) pushIndex(i int) int {
 
 // received names a value's kind as the validator does.
 func received(raw []byte, sp span) string {
-	switch sp.kind {
+	switch sp.Kind {
 	case kindAbsent:
 		return "undefined"
 	case kindNull:
@@ -244,25 +244,25 @@ func (c *checker) invalidType(expected string, sp span) {
 // value validates the value at sp (kindAbsent for none) against s. The
 // caller has already removed what stripping drops.
 func (c *checker) value(sp span, s *schema) {
-	if sp.kind == kindNull && s.nullable {
+	if sp.Kind == kindNull && s.nullable {
 		return
 	}
 	switch s.kind {
 	case sAny:
 	case sAnyNotNull:
-		if sp.kind == kindNull {
+		if sp.Kind == kindNull {
 			c.fail("Invalid input")
 		}
 	case sAnyPresent:
-		if sp.kind == kindAbsent {
+		if sp.Kind == kindAbsent {
 			c.fail("Invalid input")
 		}
 	case sString:
-		if sp.kind != kindString {
+		if sp.Kind != kindString {
 			c.invalidType("string", sp)
 		}
 	case sPattern:
-		if sp.kind != kindString {
+		if sp.Kind != kindString {
 			c.invalidType("string", sp)
 		} else if !isJSONPointer(c.stringAt(sp)) {
 			c.fail("Invalid string: must match pattern /" + s.pattern + "/")
@@ -270,18 +270,18 @@ func (c *checker) value(sp span, s *schema) {
 	case sInt, sNumber:
 		c.number(sp, s)
 	case sBool:
-		if sp.kind != kindBool {
+		if sp.Kind != kindBool {
 			c.invalidType("boolean", sp)
 		}
 	case sLiteral:
-		if sp.kind != kindString || !jsonStringIs(c.raw[sp.start:sp.end], s.values[0]) {
+		if sp.Kind != kindString || !jsonStringIs(c.raw[sp.Start:sp.End], s.values[0]) {
 			c.fail("Invalid input: expected " + strconv.Quote(s.values[0]))
 		}
 	case sEnum:
 		ok := false
-		if sp.kind == kindString {
+		if sp.Kind == kindString {
 			for _, v := range s.values {
-				if jsonStringIs(c.raw[sp.start:sp.end], v) {
+				if jsonStringIs(c.raw[sp.Start:sp.End], v) {
 					ok = true
 					break
 				}
@@ -295,7 +295,7 @@ func (c *checker) value(sp span, s *schema) {
 			c.fail("Invalid option: expected one of " + strings.Join(q, "|"))
 		}
 	case sRecordAny:
-		if sp.kind != kindObject {
+		if sp.Kind != kindObject {
 			c.fail("Invalid input")
 		}
 	case sObject:
@@ -305,7 +305,7 @@ func (c *checker) value(sp span, s *schema) {
 	case sRecord:
 		c.record(sp, s)
 	case sTagged:
-		if sp.kind != kindObject {
+		if sp.Kind != kindObject {
 			c.invalidType("object", sp)
 			return
 		}
@@ -324,17 +324,17 @@ func (c *checker) value(sp span, s *schema) {
 }
 
 func spanBytes(raw []byte, sp span) []byte {
-	if sp.kind == kindAbsent {
+	if sp.Kind == kindAbsent {
 		return nil
 	}
-	return raw[sp.start:sp.end]
+	return raw[sp.Start:sp.End]
 }
 
 func (c *checker) stringAt(sp span) string {
-	if !sp.escaped {
-		return string(c.raw[sp.start+1 : sp.end-1])
+	if !sp.Escaped {
+		return string(c.raw[sp.Start+1 : sp.End-1])
 	}
-	return unquote(c.raw[sp.start:sp.end])
+	return unquote(c.raw[sp.Start:sp.End])
 }
 
 // isJSONPointer reports whether s is a JSON Pointer (RFC 6901): "" or
@@ -355,11 +355,11 @@ func isJSONPointer(s string) bool {
 }
 
 func (c *checker) number(sp span, s *schema) {
-	if sp.kind != kindNumber {
+	if sp.Kind != kindNumber {
 		c.invalidType("number", sp)
 		return
 	}
-	f, _ := strconv.ParseFloat(string(c.raw[sp.start:sp.end]), 64)
+	f, _ := strconv.ParseFloat(string(c.raw[sp.Start:sp.End]), 64)
 	if math.IsInf(f, 0) {
 		c.fail("Invalid input: expected number, received number")
 		return
@@ -384,7 +384,7 @@ func (c *checker) number(sp span, s *schema) {
 }
 
 func (c *checker) object(sp span, s *schema) {
-	if sp.kind != kindObject {
+	if sp.Kind != kindObject {
 		c.invalidType("object", sp)
 		return
 	}
@@ -393,10 +393,10 @@ func (c *checker) object(sp span, s *schema) {
 	for i := range s.fields {
 		f := &s.fields[i]
 		v := lookup(ms, f.name)
-		if v.kind != kindAbsent && drops(c.raw, v, f.s) {
+		if v.Kind != kindAbsent && drops(c.raw, v, f.s) {
 			v = span{} // stripped: the field is optional, or this object would be gone
 		}
-		if v.kind == kindAbsent && f.optional {
+		if v.Kind == kindAbsent && f.optional {
 			continue
 		}
 		n := c.push(f.name)
@@ -407,7 +407,7 @@ func (c *checker) object(sp span, s *schema) {
 }
 
 func (c *checker) array(sp span, s *schema) {
-	if sp.kind != kindArray {
+	if sp.Kind != kindArray {
 		c.invalidType("array", sp)
 		return
 	}
@@ -427,7 +427,7 @@ func (c *checker) array(sp span, s *schema) {
 }
 
 func (c *checker) record(sp span, s *schema) {
-	if sp.kind != kindObject {
+	if sp.Kind != kindObject {
 		c.invalidType("record", sp)
 		return
 	}
@@ -467,7 +467,7 @@ func drops(raw []byte, sp span, s *schema) bool {
 	}
 	switch s.kind {
 	case sTagged:
-		if sp.kind != kindObject {
+		if sp.Kind != kindObject {
 			return false
 		}
 		o := s.option(spanBytes(raw, fieldSpan(raw, sp, s.tag)))
@@ -476,7 +476,7 @@ func drops(raw []byte, sp span, s *schema) bool {
 		}
 		return drops(raw, sp, o)
 	case sObject:
-		if sp.kind != kindObject {
+		if sp.Kind != kindObject {
 			return false
 		}
 		dropped := false
@@ -485,7 +485,7 @@ func drops(raw []byte, sp span, s *schema) bool {
 			if f.optional || !f.s.mayDrop() {
 				continue
 			}
-			if v := fieldSpan(raw, sp, f.name); v.kind != kindAbsent && drops(raw, v, f.s) {
+			if v := fieldSpan(raw, sp, f.name); v.Kind != kindAbsent && drops(raw, v, f.s) {
 				dropped = true
 				break
 			}
@@ -502,14 +502,14 @@ func drops(raw []byte, sp span, s *schema) bool {
 // fieldSpan finds the last member named name of the object at sp.
 func fieldSpan(raw []byte, sp span, name string) span {
 	var out span
-	_ = eachMember(raw[sp.start:sp.end], func(key []byte, escaped bool, v span) bool {
+	_ = eachMember(raw[sp.Start:sp.End], func(key []byte, escaped bool, v span) bool {
 		k := key[1 : len(key)-1]
 		if escaped {
 			k = []byte(unquote(key))
 		}
 		if string(k) == name {
-			v.start += sp.start
-			v.end += sp.start
+			v.Start += sp.Start
+			v.End += sp.Start
 			out = v
 		}
 		return true

@@ -163,7 +163,7 @@ func fastValidWith(e *Event, ft *fastTable) bool {
 func fastIndexed(e *Event, ft *fastTable) bool {
 	var present uint16
 	for i := range e.f {
-		if e.f[i].kind != kindAbsent {
+		if e.f[i].Kind != kindAbsent {
 			present |= 1 << i
 		}
 	}
@@ -179,7 +179,7 @@ func fastIndexed(e *Event, ft *fastTable) bool {
 			continue
 		}
 		v := e.f[slot]
-		if v.kind == kindAbsent {
+		if v.Kind == kindAbsent {
 			if !ft.fields[i].optional {
 				return false
 			}
@@ -197,25 +197,25 @@ func fastKindOK(e *Event, f *fastField, v span) bool {
 	case fastAny:
 		return true
 	case fastNotNull:
-		return v.kind != kindNull
+		return v.Kind != kindNull
 	case fastString, fastStringOr:
-		return v.kind == kindString
+		return v.Kind == kindString
 	case fastObject:
-		return v.kind == kindObject
+		return v.Kind == kindObject
 	case fastBool:
-		return v.kind == kindBool
+		return v.Kind == kindBool
 	case fastNumber:
-		return v.kind == kindNumber
+		return v.Kind == kindNumber
 	case fastStringOrNull:
-		return v.kind == kindString || v.kind == kindNull
+		return v.Kind == kindString || v.Kind == kindNull
 	case fastArray:
-		return v.kind == kindArray
+		return v.Kind == kindArray
 	case fastSafeInt:
-		return v.kind == kindNumber && isSafeIntText(e.raw[v.start:v.end])
+		return v.Kind == kindNumber && isSafeIntText(e.raw[v.Start:v.End])
 	case fastEnum:
-		if v.kind == kindString && !v.escaped {
+		if v.Kind == kindString && !v.Escaped {
 			for _, want := range f.values {
-				if string(e.raw[v.start+1:v.end-1]) == want {
+				if string(e.raw[v.Start+1:v.End-1]) == want {
 					return true
 				}
 			}

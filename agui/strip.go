@@ -12,11 +12,11 @@ package agui
 func needsStrip(raw []byte, sp span, s *schema) bool {
 	switch s.kind {
 	case sObject:
-		if sp.kind != kindObject {
+		if sp.Kind != kindObject {
 			return false
 		}
 		found := false
-		_ = eachMember(raw[sp.start:sp.end], func(key []byte, escaped bool, v span) bool {
+		_ = eachMember(raw[sp.Start:sp.End], func(key []byte, escaped bool, v span) bool {
 			k := key[1 : len(key)-1]
 			if escaped {
 				k = []byte(unquote(key))
@@ -28,8 +28,8 @@ func needsStrip(raw []byte, sp span, s *schema) bool {
 				}
 				return !found
 			}
-			v.start += sp.start
-			v.end += sp.start
+			v.Start += sp.Start
+			v.End += sp.Start
 			if drops(raw, v, f.s) || needsStrip(raw, v, f.s) {
 				found = true
 			}
@@ -37,7 +37,7 @@ func needsStrip(raw []byte, sp span, s *schema) bool {
 		})
 		return found
 	case sArray, sRecord:
-		if sp.kind != kindArray && sp.kind != kindObject || (s.kind == sArray) != (sp.kind == kindArray) {
+		if sp.Kind != kindArray && sp.Kind != kindObject || (s.kind == sArray) != (sp.Kind == kindArray) {
 			return false
 		}
 		found := false
@@ -49,16 +49,16 @@ func needsStrip(raw []byte, sp span, s *schema) bool {
 		if s.kind == sArray {
 			eachElement(raw, sp, func(_ int, v span) { each(v) })
 		} else {
-			_ = eachMember(raw[sp.start:sp.end], func(_ []byte, _ bool, v span) bool {
-				v.start += sp.start
-				v.end += sp.start
+			_ = eachMember(raw[sp.Start:sp.End], func(_ []byte, _ bool, v span) bool {
+				v.Start += sp.Start
+				v.End += sp.Start
 				each(v)
 				return !found
 			})
 		}
 		return found
 	case sTagged:
-		if sp.kind != kindObject {
+		if sp.Kind != kindObject {
 			return false
 		}
 		if o := s.option(spanBytes(raw, fieldSpan(raw, sp, s.tag))); o != nil {
@@ -82,11 +82,11 @@ func unionTarget(s *schema, sp span) *schema {
 			objects++
 		}
 	}
-	if objects > 1 && sp.kind == kindObject {
+	if objects > 1 && sp.Kind == kindObject {
 		return nil
 	}
 	for _, o := range s.options {
-		if (o.kind == sArray && sp.kind == kindArray) || (o.kind == sObject && sp.kind == kindObject) {
+		if (o.kind == sArray && sp.Kind == kindArray) || (o.kind == sObject && sp.Kind == kindObject) {
 			return o
 		}
 	}
@@ -98,27 +98,27 @@ func unionTarget(s *schema, sp span) *schema {
 func appendStripped(dst, raw []byte, sp span, s *schema) []byte {
 	switch s.kind {
 	case sObject:
-		if sp.kind != kindObject {
+		if sp.Kind != kindObject {
 			break
 		}
 		var o objBuilder
-		for _, m := range objectMembers(raw[sp.start:sp.end]) {
-			f := s.fieldOf([]byte(m.key))
+		for _, m := range objectMembers(raw[sp.Start:sp.End]) {
+			f := s.fieldOf([]byte(m.Key))
 			if f == nil {
 				if s.open {
-					o.raw(m.key, m.val)
+					o.raw(m.Key, m.Val)
 				}
 				continue
 			}
-			v := subSpan(raw, m.val)
+			v := subSpan(raw, m.Val)
 			if drops(raw, v, f.s) {
 				continue // the field is optional: a required one would have dropped this object
 			}
-			o.raw(m.key, appendStripped(nil, raw, v, f.s))
+			o.raw(m.Key, appendStripped(nil, raw, v, f.s))
 		}
 		return append(dst, o.bytes()...)
 	case sArray:
-		if sp.kind != kindArray {
+		if sp.Kind != kindArray {
 			break
 		}
 		dst = append(dst, '[')
@@ -135,20 +135,20 @@ func appendStripped(dst, raw []byte, sp span, s *schema) []byte {
 		})
 		return append(dst, ']')
 	case sRecord:
-		if sp.kind != kindObject {
+		if sp.Kind != kindObject {
 			break
 		}
 		var o objBuilder
-		for _, m := range objectMembers(raw[sp.start:sp.end]) {
-			v := subSpan(raw, m.val)
+		for _, m := range objectMembers(raw[sp.Start:sp.End]) {
+			v := subSpan(raw, m.Val)
 			if drops(raw, v, s.elem) {
 				continue
 			}
-			o.raw(m.key, appendStripped(nil, raw, v, s.elem))
+			o.raw(m.Key, appendStripped(nil, raw, v, s.elem))
 		}
 		return append(dst, o.bytes()...)
 	case sTagged:
-		if sp.kind != kindObject {
+		if sp.Kind != kindObject {
 			break
 		}
 		if o := s.option(spanBytes(raw, fieldSpan(raw, sp, s.tag))); o != nil {
@@ -159,7 +159,7 @@ func appendStripped(dst, raw []byte, sp span, s *schema) []byte {
 			return appendStripped(dst, raw, sp, o)
 		}
 	}
-	return append(dst, raw[sp.start:sp.end]...)
+	return append(dst, raw[sp.Start:sp.End]...)
 }
 
 // subSpan returns the span of v, a subslice of raw holding one JSON value.

@@ -55,7 +55,7 @@ func transform0059(e *Event) *Event {
 		if e.code == cRunFinished {
 			name = "outcome"
 		}
-		if sp := e.field(name); sp.kind == kindNull {
+		if sp := e.field(name); sp.Kind == kindNull {
 			var b objBuilder
 			for _, m := range e.Members() {
 				if m.Key != name {

@@ -134,7 +134,7 @@ func (v *Verifier) toolCallContinue(e *Event, tag []byte, report fail) {
 }
 
 func (v *Verifier) toolCallResult(e *Event, tag []byte, report fail) {
-	if m := e.f[fMessageID]; m.kind == kindString {
+	if m := e.f[fMessageID]; m.Kind == kindString {
 		v.ownMessage[v.intern(v.key(e, fMessageID))] = v.intern(tag)
 	}
 	v.lintResult(e, report)
@@ -160,8 +160,8 @@ func (v *Verifier) appendArgs(e *Event, b *[]byte) {
 	if b == nil {
 		return
 	}
-	if d := e.f[fDelta]; d.kind == kindString {
-		*b = appendUnescaped(*b, e.raw[d.start:d.end])
+	if d := e.f[fDelta]; d.Kind == kindString {
+		*b = appendUnescaped(*b, e.raw[d.Start:d.End])
 	}
 }
 

@@ -55,14 +55,14 @@ func (v *Verifier) draftRunFinished(e *Event, report fail) {
 // interrupt outcome share, or "".
 func duplicateInterrupt(e *Event) string {
 	sp := e.field("outcome")
-	if sp.kind != kindObject {
+	if sp.Kind != kindObject {
 		return ""
 	}
 	var out struct {
 		Type       string            `json:"type"`
 		Interrupts []json.RawMessage `json:"interrupts"`
 	}
-	if json.Unmarshal(e.raw[sp.start:sp.end], &out) != nil || out.Type != "interrupt" || len(out.Interrupts) < 2 {
+	if json.Unmarshal(e.raw[sp.Start:sp.End], &out) != nil || out.Type != "interrupt" || len(out.Interrupts) < 2 {
 		return ""
 	}
 	seen := make(map[string]bool, len(out.Interrupts))

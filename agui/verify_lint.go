@@ -10,7 +10,7 @@ func (v *Verifier) lint(e *Event, report fail) {
 		return
 	}
 	if v.enable.has(RuleEmptyDelta) && (e.code == cTextMessageContent || e.code == cReasoningMessageContent) {
-		if d := e.f[fDelta]; d.kind == kindString && d.end-d.start == 2 {
+		if d := e.f[fDelta]; d.Kind == kindString && d.End-d.Start == 2 {
 			report(RuleEmptyDelta, fmt.Sprintf("%s with an empty delta; @ag-ui/core up to 0.0.49 rejects it (\"Delta must not be an empty string\") and fails the run", e.typ))
 		}
 	}
@@ -18,7 +18,7 @@ func (v *Verifier) lint(e *Event, report fail) {
 
 // lintResult applies the opt-in rules of TOOL_CALL_RESULT message ids.
 func (v *Verifier) lintResult(e *Event, report fail) {
-	if v.enable == 0 || e.f[fMessageID].kind != kindString {
+	if v.enable == 0 || e.f[fMessageID].Kind != kindString {
 		return
 	}
 	id := v.key(e, fMessageID)

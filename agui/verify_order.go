@@ -63,14 +63,14 @@ func (v *Verifier) check(orig, e *Event) {
 		v.subagentEnd(e, tag, report)
 	case cMessagesSnapshot:
 		sp := e.field("messages")
-		if msg := v.seedOwners(e.raw[sp.start:sp.end], sp.kind, true); msg != "" {
+		if msg := v.seedOwners(e.raw[sp.Start:sp.End], sp.Kind, true); msg != "" {
 			report(RuleNullField, msg)
 		}
 	case cRunStarted:
 		v.runStarted = true
 		v.draftRunStarted(e, report)
-		if in := e.field("input"); in.kind == kindObject {
-			msgs := objectField(e.raw[in.start:in.end], "messages")
+		if in := e.field("input"); in.Kind == kindObject {
+			msgs := objectField(e.raw[in.Start:in.End], "messages")
 			kind := kindAbsent
 			if len(msgs) > 0 && msgs[0] == '[' {
 				kind = kindArray
@@ -130,7 +130,7 @@ func (v *Verifier) lifecycle(e *Event, report fail) bool {
 			v.seedInput(v.input)
 		}
 	}
-	if e.f[fSubagentRunID].kind == kindNull {
+	if e.f[fSubagentRunID].Kind == kindNull {
 		report(RuleNullField, fmt.Sprintf("Cannot send '%s' with 'subagentRunId: null'. The field is optional — omit it entirely.", t))
 		return false
 	}
@@ -310,7 +310,7 @@ func objectField(obj []byte, name string) []byte {
 			k = []byte(unquote(key))
 		}
 		if string(k) == name {
-			out = obj[v.start:v.end]
+			out = obj[v.Start:v.End]
 		}
 		return true
 	})
@@ -320,15 +320,15 @@ func objectField(obj []byte, name string) []byte {
 // literalFalse reports whether a top-level field is the literal false.
 func (e *Event) literalFalse(name string) bool {
 	sp := e.field(name)
-	return sp.kind == kindBool && e.raw[sp.start] == 'f'
+	return sp.Kind == kindBool && e.raw[sp.Start] == 'f'
 }
 
 func interruptNulls(e *Event) string {
 	sp := e.field("outcome")
-	if sp.kind != kindObject {
+	if sp.Kind != kindObject {
 		return ""
 	}
-	out := e.raw[sp.start:sp.end]
+	out := e.raw[sp.Start:sp.End]
 	if string(objectField(out, "type")) != `"interrupt"` {
 		return ""
 	}

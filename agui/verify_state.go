@@ -106,8 +106,8 @@ func (v *state) appendArgs(e *Event, b *[]byte) {
 	if b == nil {
 		return
 	}
-	if d := e.f[fDelta]; d.kind == kindString {
-		*b = appendUnescaped(*b, e.raw[d.start:d.end])
+	if d := e.f[fDelta]; d.Kind == kindString {
+		*b = appendUnescaped(*b, e.raw[d.Start:d.End])
 	}
 }
 
@@ -195,12 +195,12 @@ func (v *state) key(e *Event, f int) []byte { return v.keyOf(e, e.f[f]) }
 
 // keyOf is key for a field found by name.
 func (v *state) keyOf(e *Event, sp span) []byte {
-	switch sp.kind {
+	switch sp.Kind {
 	case kindAbsent:
 		return keyUndefinedBytes
 	case kindString:
-		if !sp.escaped {
-			return e.raw[sp.start:sp.end]
+		if !sp.Escaped {
+			return e.raw[sp.Start:sp.End]
 		}
 	}
 	return keyBytes(e.raw, sp, v.nextUniq)

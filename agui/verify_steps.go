@@ -50,11 +50,11 @@ func (v *Verifier) step(e *Event, owner []byte, report fail) {
 }
 
 func (v *Verifier) subagentStarted(e *Event, report fail) {
-	if e.f[fSubagentRunID].kind != kindString {
+	if e.f[fSubagentRunID].Kind != kindString {
 		report(RuleSubagentLifecycle, "Cannot send 'SUBAGENT_STARTED' without a 'subagentRunId'.")
 		return
 	}
-	if e.field("name").kind != kindString {
+	if e.field("name").Kind != kindString {
 		report(RuleSubagentLifecycle, "Cannot send 'SUBAGENT_STARTED' without a 'name'.")
 		return
 	}
@@ -67,7 +67,7 @@ func (v *Verifier) subagentStarted(e *Event, report fail) {
 		report(RuleSubagentReused, fmt.Sprintf("Cannot send 'SUBAGENT_STARTED': subagent '%s' has already finished in this run. Subagent IDs are per-invocation and cannot be reused.", keyText(string(id))))
 		return
 	}
-	if ps := e.field("parentSubagentRunId"); ps.present() {
+	if ps := e.field("parentSubagentRunId"); ps.Present() {
 		pk := keyBytes(e.raw, ps, v.nextUniq)
 		if !v.activeSubagents.has(pk) && !v.closedSubagents[string(pk)] {
 			report(RuleSubagentParent, fmt.Sprintf("Cannot send 'SUBAGENT_STARTED': parentSubagentRunId '%s' has not been started in this run.", keyText(string(pk))))
@@ -79,11 +79,11 @@ func (v *Verifier) subagentStarted(e *Event, report fail) {
 
 func (v *Verifier) subagentEnd(e *Event, tag []byte, report fail) {
 	t := e.typ
-	if e.f[fSubagentRunID].kind != kindString {
+	if e.f[fSubagentRunID].Kind != kindString {
 		report(RuleSubagentLifecycle, fmt.Sprintf("Cannot send '%s' without a 'subagentRunId'.", t))
 		return
 	}
-	if e.code == cSubagentError && e.field("message").kind != kindString {
+	if e.code == cSubagentError && e.field("message").Kind != kindString {
 		report(RuleSubagentLifecycle, "Cannot send 'SUBAGENT_ERROR' without a 'message'.")
 		return
 	}
@@ -125,18 +125,18 @@ func subagentLifecycle(e *Event) (rule Rule, msg string) {
 		fields = []string{"code"}
 	}
 	for _, f := range fields {
-		if e.field(f).kind == kindNull {
+		if e.field(f).Kind == kindNull {
 			return RuleNullField, fmt.Sprintf("Cannot send '%s' with '%s: null'. The field is optional — omit it entirely.", e.typ, f)
 		}
 	}
 	sp := e.field("outcome")
-	if !sp.present() || sp.kind == kindNull {
+	if !sp.Present() || sp.Kind == kindNull {
 		return "", ""
 	}
-	out := e.raw[sp.start:sp.end]
+	out := e.raw[sp.Start:sp.End]
 	var typ []byte
 	var interrupts []byte
-	if sp.kind == kindObject {
+	if sp.Kind == kindObject {
 		typ = objectField(out, "type")
 		interrupts = objectField(out, "interruptIds")
 	}
@@ -145,7 +145,7 @@ func subagentLifecycle(e *Event) (rule Rule, msg string) {
 		if typ != nil {
 			text = keyText(string(rawKey(typ, func() int { return 0 })))
 		}
-		if sp.kind == kindString || sp.kind == kindNumber || sp.kind == kindBool {
+		if sp.Kind == kindString || sp.Kind == kindNumber || sp.Kind == kindBool {
 			text = "undefined" // a primitive has no "type" property
 		}
 		return RuleSubagentOutcome, fmt.Sprintf("Cannot send '%s' with outcome type '%s'. The outcome is either { type: \"success\" } or { type: \"suspended\" }.", e.typ, text)

@@ -38,15 +38,15 @@ type removal struct {
 func removals(out []removal, raw []byte, sp span, s *schema, ptr, path string, family []*schema) []removal {
 	switch s.kind {
 	case sObject:
-		if sp.kind != kindObject || s.open {
+		if sp.Kind != kindObject || s.open {
 			return out
 		}
-		for _, m := range jsOrder(objectMembers(raw[sp.start:sp.end])) {
-			p, q := ptr+"/"+jsonpointer.Escape(m.key), path+"/"+m.key
-			v := subSpan(raw, m.val)
-			f := s.fieldOf([]byte(m.key))
+		for _, m := range jsOrder(objectMembers(raw[sp.Start:sp.End])) {
+			p, q := ptr+"/"+jsonpointer.Escape(m.Key), path+"/"+m.Key
+			v := subSpan(raw, m.Val)
+			f := s.fieldOf([]byte(m.Key))
 			if f == nil {
-				out = append(out, removal{pointer: p, path: q, key: m.key, in: s, family: family, val: v})
+				out = append(out, removal{pointer: p, path: q, key: m.Key, in: s, family: family, val: v})
 				continue
 			}
 			if drops(raw, v, f.s) {
@@ -56,7 +56,7 @@ func removals(out []removal, raw []byte, sp span, s *schema, ptr, path string, f
 			out = removals(out, raw, v, f.s, p, q, nil)
 		}
 	case sArray:
-		if sp.kind != kindArray {
+		if sp.Kind != kindArray {
 			return out
 		}
 		eachElement(raw, sp, func(i int, v span) {
@@ -68,12 +68,12 @@ func removals(out []removal, raw []byte, sp span, s *schema, ptr, path string, f
 			out = removals(out, raw, v, s.elem, p, q, nil)
 		})
 	case sRecord:
-		if sp.kind != kindObject {
+		if sp.Kind != kindObject {
 			return out
 		}
-		for _, m := range jsOrder(objectMembers(raw[sp.start:sp.end])) {
-			p, q := ptr+"/"+jsonpointer.Escape(m.key), path+"/"+m.key
-			v := subSpan(raw, m.val)
+		for _, m := range jsOrder(objectMembers(raw[sp.Start:sp.End])) {
+			p, q := ptr+"/"+jsonpointer.Escape(m.Key), path+"/"+m.Key
+			v := subSpan(raw, m.Val)
 			if drops(raw, v, s.elem) {
 				out = append(out, removal{pointer: p, path: q, in: s.elem, val: v})
 				continue
@@ -81,7 +81,7 @@ func removals(out []removal, raw []byte, sp span, s *schema, ptr, path string, f
 			out = removals(out, raw, v, s.elem, p, q, nil)
 		}
 	case sTagged:
-		if sp.kind != kindObject {
+		if sp.Kind != kindObject {
 			return out
 		}
 		if o := s.option(spanBytes(raw, fieldSpan(raw, sp, s.tag))); o != nil {
@@ -100,7 +100,7 @@ func removals(out []removal, raw []byte, sp span, s *schema, ptr, path string, f
 func jsOrder(ms []rawMember) []rawMember {
 	n := 0
 	for _, m := range ms {
-		if _, ok := jsvalue.ArrayIndex(m.key); ok {
+		if _, ok := jsvalue.ArrayIndex(m.Key); ok {
 			n++
 		}
 	}
@@ -109,17 +109,17 @@ func jsOrder(ms []rawMember) []rawMember {
 	}
 	out := make([]rawMember, 0, len(ms))
 	for _, m := range ms {
-		if _, ok := jsvalue.ArrayIndex(m.key); ok {
+		if _, ok := jsvalue.ArrayIndex(m.Key); ok {
 			out = append(out, m)
 		}
 	}
 	slices.SortStableFunc(out, func(a, b rawMember) int {
-		x, _ := jsvalue.ArrayIndex(a.key)
-		y, _ := jsvalue.ArrayIndex(b.key)
+		x, _ := jsvalue.ArrayIndex(a.Key)
+		y, _ := jsvalue.ArrayIndex(b.Key)
 		return int(int64(x) - int64(y))
 	})
 	for _, m := range ms {
-		if _, ok := jsvalue.ArrayIndex(m.key); !ok {
+		if _, ok := jsvalue.ArrayIndex(m.Key); !ok {
 			out = append(out, m)
 		}
 	}
@@ -223,7 +223,7 @@ func optionName(o *schema) string {
 // A dropped object is dropped for a required field that is such a member,
 // so the search goes down required fields.
 func memberTag(raw []byte, sp span, s *schema) (tag, val string, known []string) {
-	for depth := 0; depth < 8 && sp.kind == kindObject; depth++ {
+	for depth := 0; depth < 8 && sp.Kind == kindObject; depth++ {
 		switch s.kind {
 		case sTagged:
 			tv := fieldSpan(raw, sp, s.tag)
@@ -235,8 +235,8 @@ func memberTag(raw []byte, sp span, s *schema) (tag, val string, known []string)
 					}
 				}
 				val = "undefined"
-				if tv.kind != kindAbsent {
-					val = string(raw[tv.start:tv.end])
+				if tv.Kind != kindAbsent {
+					val = string(raw[tv.Start:tv.End])
 				}
 				return s.tag, val, known
 			}
@@ -248,7 +248,7 @@ func memberTag(raw []byte, sp span, s *schema) (tag, val string, known []string)
 				if f.optional || !f.s.mayDrop() {
 					continue
 				}
-				if fv := fieldSpan(raw, sp, f.name); fv.kind != kindAbsent && drops(raw, fv, f.s) {
+				if fv := fieldSpan(raw, sp, f.name); fv.Kind != kindAbsent && drops(raw, fv, f.s) {
 					sp, s, next = fv, f.s, true
 					break
 				}
