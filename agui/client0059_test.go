@@ -6,11 +6,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"go/format"
 	"io"
 	"os"
-	"os/exec"
-	"path/filepath"
 	"strconv"
 	"testing"
 
@@ -82,21 +79,6 @@ func TestClientConformance0059(t *testing.T) {
 	}
 	t.Logf("the view agrees with agent.messages and agent.state on %d accepted bodies", viewed)
 	t.Logf("%d bodies: HttpAgent 0.0.59 accepts %d, rejects %d; first violations by rule: %v", n, accepted, n-accepted, byRule)
-}
-
-// TestSchema0059Generated regenerates schema0059_gen.go from the npm
-// package and fails when the committed file differs.
-func TestSchema0059Generated(t *testing.T) {
-	dir := oracle.ClientDir(t, string(ClientV0059), "the check of schema0059_gen.go")
-	out, err := exec.Command("node", filepath.Join(dir, "genschema.mjs")).Output()
-	require.NoError(t, err)
-	want, err := format.Source(out)
-	require.NoError(t, err)
-	got, err := os.ReadFile("schema0059_gen.go")
-	require.NoError(t, err)
-	if string(got) != string(want) {
-		t.Errorf("schema0059_gen.go is stale: run go generate ./agui")
-	}
 }
 
 // sameView applies body to v and compares what it holds with the

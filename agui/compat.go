@@ -163,7 +163,7 @@ func mapArray(raw []byte, fn func(elem []byte) []byte) []byte {
 	}
 	var elems [][]byte
 	changed := false
-	eachElement(raw, span{Start: 0, End: int32(len(raw)), Kind: kindArray}, func(_ int, v span) {
+	jsonx.EachElement(raw, span{Start: 0, End: int32(len(raw)), Kind: kindArray}, func(_ int, v span) {
 		el := raw[v.Start:v.End]
 		n := fn(el)
 		if !bytes.Equal(n, el) {
@@ -245,7 +245,7 @@ func upgradeBinary(parts []byte) []byte {
 		return parts
 	}
 	var all [][]byte
-	eachElement(parts, span{End: int32(len(parts)), Kind: kindArray}, func(_ int, v span) {
+	jsonx.EachElement(parts, span{End: int32(len(parts)), Kind: kindArray}, func(_ int, v span) {
 		all = append(all, parts[v.Start:v.End])
 	})
 	out := []byte{'['}
@@ -353,7 +353,7 @@ func sameModernPart(part []byte, kind, srcType string, value, mime, filename []b
 		}
 		return nil
 	}
-	if !jsonStringIs(val(p, "type"), kind) {
+	if !jsonx.StringIs(val(p, "type"), kind) {
 		return false
 	}
 	src := val(p, "source")
@@ -361,7 +361,7 @@ func sameModernPart(part []byte, kind, srcType string, value, mime, filename []b
 		return false
 	}
 	s := objectMembers(src)
-	if !jsonStringIs(val(s, "type"), srcType) || !sameJSONString(val(s, "value"), value) || !sameJSONString(val(s, "mimeType"), mime) {
+	if !jsonx.StringIs(val(s, "type"), srcType) || !sameJSONString(val(s, "value"), value) || !sameJSONString(val(s, "mimeType"), mime) {
 		return false
 	}
 	if !jsTruthy(filename) {

@@ -1,6 +1,10 @@
 package agui
 
-import "sync"
+import (
+	"sync"
+
+	"github.com/aguitest/aguitest/internal/schema"
+)
 
 // The fast path of the schema stage: most events are flat (strings, an
 // optional timestamp, opaque metadata), and one pass over their members
@@ -9,32 +13,8 @@ import "sync"
 // goes to the full checker, which finds the same answer with the
 // validator's messages in the validator's order.
 
-type fastKind uint8
-
-const (
-	fastAny          fastKind = iota // anything
-	fastNotNull                      // anything but null
-	fastString                       // a string
-	fastObject                       // an object (metadata, activity content)
-	fastSafeInt                      // a safe integer (timestamps)
-	fastBool                         // true or false
-	fastEnum                         // one of values (a literal is an enum of one)
-	fastStringOr                     // a string, or something only the full checker can tell
-	fastNumber                       // any number (0.0.59's timestamps)
-	fastStringOrNull                 // a string or null (0.0.59's parentMessageId)
-	fastArray                        // an array of anything (0.0.59's STATE_DELTA)
-	fastDeep                         // only the full checker can tell
-)
-
-type fastField struct {
-	name     string
-	kind     fastKind
-	optional bool
-	values   []string
-}
-
 type fastTable struct {
-	fields   []fastField
+	fields   []schema.FlatField
 	required uint64 // bit i: fields[i] is required
 	open     bool
 	// For events whose members are all indexed (Event.other unset): the
@@ -45,75 +25,58 @@ type fastTable struct {
 }
 
 var (
-	fastOnce   sync.Once
-	fastTables [cSubagentError + 1]*fastTable // by type code
+	fastOnce       sync.Once
+	fastTables     [cSubagentError + 1]*fastTable // by type code
+	fast0059Tables [cSubagentError + 1]*fastTable
 )
 
 func fastTableOf(c typeCode) *fastTable {
-	fastOnce.Do(func() {
-		for t, s := range eventSchemas {
-			fastTables[codeOf(t)] = newFastTable(s)
-		}
-	})
-	if int(c) >= len(fastTables) {
+	fastOnce.Do(buildFastTables)
+	if c == 0 || int(c) >= len(fastTables) {
 		return nil
 	}
 	return fastTables[c]
 }
 
+func fastTable0059Of(c typeCode) *fastTable {
+	fastOnce.Do(buildFastTables)
+	if c == 0 || int(c) >= len(fast0059Tables) {
+		return nil
+	}
+	return fast0059Tables[c]
+}
+
+func buildFastTables() {
+	for _, t := range EventTypes {
+		if fl, ok := schema.FlatEvent(string(t)); ok {
+			fastTables[codeOf(t)] = newFastTable(fl)
+		}
+		if fl, ok := schema.FlatEvent0059(string(t)); ok {
+			fast0059Tables[codeOf(t)] = newFastTable(fl)
+		}
+	}
+}
+
 // find returns the position of the field named key, or -1.
 func (ft *fastTable) find(key []byte) int {
 	for i := range ft.fields {
-		if ft.fields[i].name == string(key) {
+		if ft.fields[i].Name == string(key) {
 			return i
 		}
 	}
 	return -1
 }
 
-func newFastTable(s *schema) *fastTable {
-	ft := &fastTable{open: s.open}
-	for i, f := range s.fields {
-		k := fastDeep
-		switch f.s.kind {
-		case sAny:
-			k = fastAny
-		case sAnyNotNull:
-			k = fastNotNull
-		case sAnyPresent:
-			k = fastAny
-		case sString:
-			k = fastString
-		case sRecordAny:
-			k = fastObject
-		case sInt:
-			if f.s.min == minSafeInt && f.s.max == maxSafeInt {
-				k = fastSafeInt
-			}
-		case sBool:
-			k = fastBool
-		case sLiteral, sEnum:
-			k = fastEnum
-			if f.name == "type" {
-				k = fastAny // the schema was chosen by this very value
-			}
-		case sUnion:
-			for _, o := range f.s.options {
-				if o.kind == sString {
-					k = fastStringOr
-				}
-			}
-		}
-		if f.s.nullable {
-			k = fastDeep
-		}
-		ft.fields = append(ft.fields, fastField{name: f.name, kind: k, optional: f.optional, values: f.s.values})
-		slot := indexOf([]byte(f.name))
+// newFastTable indexes a flat schema by the slots of Event.f.
+func newFastTable(fl schema.Flat) *fastTable {
+	ft := &fastTable{fields: fl.Fields, open: fl.Open}
+	for i, f := range fl.Fields {
+		slot := indexOf([]byte(f.Name))
 		ft.slots = append(ft.slots, slot)
 		if slot >= 0 {
 			ft.allowed |= 1 << slot
 		}
-		if !f.optional && i < 64 {
+		if !f.Optional && i < 64 {
 			ft.required |= 1 << i
 		}
 	}
@@ -124,6 +87,17 @@ func newFastTable(s *schema) *fastTable {
 // far as one pass can tell. false means "ask the full checker".
 func fastValid(e *Event) bool {
 	ft := fastTableOf(e.code)
+	if ft == nil || len(ft.fields) > 64 {
+		return false
+	}
+	return fastValidWith(e, ft)
+}
+
+// fastValid0059 reports whether the event is valid under @ag-ui/core
+// 0.0.59's schema as far as one pass can tell; false means "ask
+// schema.Check0059".
+func fastValid0059(e *Event) bool {
+	ft := fastTable0059Of(e.code)
 	if ft == nil || len(ft.fields) > 64 {
 		return false
 	}
@@ -173,14 +147,14 @@ func fastIndexed(e *Event, ft *fastTable) bool {
 	for i := range ft.fields {
 		slot := ft.slots[i]
 		if slot < 0 {
-			if !ft.fields[i].optional {
+			if !ft.fields[i].Optional {
 				return false // required and absent
 			}
 			continue
 		}
 		v := e.f[slot]
 		if v.Kind == kindAbsent {
-			if !ft.fields[i].optional {
+			if !ft.fields[i].Optional {
 				return false
 			}
 			continue
@@ -192,29 +166,29 @@ func fastIndexed(e *Event, ft *fastTable) bool {
 	return true
 }
 
-func fastKindOK(e *Event, f *fastField, v span) bool {
-	switch f.kind {
-	case fastAny:
+func fastKindOK(e *Event, f *schema.FlatField, v span) bool {
+	switch f.Kind {
+	case schema.FlatAny:
 		return true
-	case fastNotNull:
+	case schema.FlatNotNull:
 		return v.Kind != kindNull
-	case fastString, fastStringOr:
+	case schema.FlatString, schema.FlatStringOr:
 		return v.Kind == kindString
-	case fastObject:
+	case schema.FlatObject:
 		return v.Kind == kindObject
-	case fastBool:
+	case schema.FlatBool:
 		return v.Kind == kindBool
-	case fastNumber:
+	case schema.FlatNumber:
 		return v.Kind == kindNumber
-	case fastStringOrNull:
+	case schema.FlatStringOrNull:
 		return v.Kind == kindString || v.Kind == kindNull
-	case fastArray:
+	case schema.FlatArray:
 		return v.Kind == kindArray
-	case fastSafeInt:
+	case schema.FlatSafeInt:
 		return v.Kind == kindNumber && isSafeIntText(e.raw[v.Start:v.End])
-	case fastEnum:
+	case schema.FlatEnum:
 		if v.Kind == kindString && !v.Escaped {
-			for _, want := range f.values {
+			for _, want := range f.Values {
 				if string(e.raw[v.Start+1:v.End-1]) == want {
 					return true
 				}

@@ -5,12 +5,14 @@ import (
 	"errors"
 	"io"
 	"testing"
+
+	"github.com/aguitest/aguitest/internal/schema"
 )
 
 // TestFastPathAgreesWithChecker: whenever the one-pass fast path calls an
 // event valid, the full checker finds no issue and nothing to strip.
 func TestFastPathAgreesWithChecker(t *testing.T) {
-	var c checker
+	var c schema.Checker
 	fast, checked := 0, 0
 	for i := range 3000 {
 		body, _ := genBody(clientSeed+1, i)
@@ -27,8 +29,8 @@ func TestFastPathAgreesWithChecker(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			s, ok := eventSchemas[e.typ]
-			if !ok {
+			s := schema.Event(string(e.typ))
+			if s == nil {
 				continue
 			}
 			checked++
@@ -36,10 +38,10 @@ func TestFastPathAgreesWithChecker(t *testing.T) {
 				continue
 			}
 			fast++
-			c.checkEvent(e.raw, s)
+			issues := c.Check(e.raw, s)
 			sp, _, _ := scanValue(e.raw, 0)
-			if len(c.issues) > 0 || needsStrip(e.raw, sp, s) {
-				t.Fatalf("fast path accepts %s; the checker says %v (strip %v)", e.raw, c.issues, needsStrip(e.raw, sp, s))
+			if len(issues) > 0 || schema.NeedsStrip(e.raw, sp, s) {
+				t.Fatalf("fast path accepts %s; the checker says %v (strip %v)", e.raw, issues, schema.NeedsStrip(e.raw, sp, s))
 			}
 		}
 	}
@@ -59,17 +61,17 @@ func TestConstructorsValid(t *testing.T) {
 		NewToolCallResult("r", "c", "ok"), NewStepStarted("s"), NewStepFinished("s"),
 		NewReasoningMessageStart("rm"), NewReasoningMessageContent("rm", "x"), NewReasoningMessageEnd("rm"),
 	}
-	var c checker
+	var c schema.Checker
 	for _, e := range evs {
 		if !e.valid {
 			t.Errorf("%s: built by a typed constructor but not marked valid", e.Raw())
 			continue
 		}
-		s := eventSchemas[e.typ]
-		c.checkEvent(e.raw, s)
+		s := schema.Event(string(e.typ))
+		issues := c.Check(e.raw, s)
 		sp, _, _ := scanValue(e.raw, 0)
-		if len(c.issues) > 0 || needsStrip(e.raw, sp, s) {
-			t.Errorf("%s: %v (strip %v)", e.Raw(), c.issues, needsStrip(e.raw, sp, s))
+		if len(issues) > 0 || schema.NeedsStrip(e.raw, sp, s) {
+			t.Errorf("%s: %v (strip %v)", e.Raw(), issues, schema.NeedsStrip(e.raw, sp, s))
 		}
 	}
 	// Parsing never marks an event valid.

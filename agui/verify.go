@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"mime"
 	"strings"
+
+	"github.com/aguitest/aguitest/internal/schema"
 )
 
 // Profile selects the rules the Verifier applies.
@@ -178,7 +180,7 @@ type Verifier struct {
 	index   int
 	pushed  int // events and frames seen, dropped ones included
 	compat  compat
-	checker checker
+	checker schema.Checker
 	quiet   bool // the current event broke its schema: its ordering is followed, not reported
 	// expanding says the event checked was synthesized by chunk expansion.
 	expanding bool
@@ -279,8 +281,8 @@ func (v *Verifier) PushFrame(fe *FrameError) []Violation {
 	v.pushed++
 	if v.v0059() && fe.data != nil {
 		// 0.0.59's transport hands the frame to its schema.
-		if issues := z3Check(fe.data); len(issues) > 0 {
-			v.add(Violation{Index: v.index, Rule: RuleSchema, Message: schemaText("", issues)[1:], Field: issues[0].path})
+		if issues := schema.Check0059(fe.data); len(issues) > 0 {
+			v.add(Violation{Index: v.index, Rule: RuleSchema, Message: schemaText("", issues)[1:], Field: issues[0].Path})
 		}
 	} else {
 		v.add(Violation{Index: v.index, Rule: fe.Rule, Message: fe.Msg})
@@ -327,19 +329,18 @@ func (v *Verifier) stage(e *Event) {
 			return // the client drops event types it does not know
 		}
 		if !fastValid(e) {
-			s := eventSchemas[e.typ]
+			s := schema.Event(string(e.typ))
 			sp, _, err := scanValue(e.raw, 0)
-			strip := err == nil && needsStrip(e.raw, sp, s)
+			strip := err == nil && schema.NeedsStrip(e.raw, sp, s)
 			if strip && (v.opt.Profile == Strict || v.enable.has(RuleUnknownField)) {
-				v.reportRemovals(e, sp, s)
+				v.reportRemovals(e, sp)
 			}
-			v.checker.checkEvent(e.raw, s)
-			if issues := v.checker.issues; len(issues) > 0 {
-				v.report(e, RuleSchema, schemaText(e.typ, issues), issues[0].path)
+			if issues := v.checker.Check(e.raw, s); len(issues) > 0 {
+				v.report(e, RuleSchema, schemaText(e.typ, issues), issues[0].Path)
 				v.quiet = true
 			}
 			if strip {
-				if t, err := ParseEvent(appendStripped(nil, e.raw, sp, s)); err == nil {
+				if t, err := ParseEvent(schema.AppendStripped(nil, e.raw, sp, s)); err == nil {
 					e = &t
 				}
 			}
@@ -368,7 +369,7 @@ func (v *Verifier) expand(e *Event) {
 
 // schemaText formats a schema violation's issues as
 // "TYPE /field: message; /other: message".
-func schemaText(t EventType, issues []schemaIssue) string {
+func schemaText(t EventType, issues []schema.Issue) string {
 	var b strings.Builder
 	b.WriteString(string(t))
 	for i, is := range issues {
@@ -380,11 +381,11 @@ func schemaText(t EventType, issues []schemaIssue) string {
 			b.WriteByte(';')
 		}
 		b.WriteByte(' ')
-		if is.path != "" {
-			b.WriteString(is.path)
+		if is.Path != "" {
+			b.WriteString(is.Path)
 			b.WriteString(": ")
 		}
-		b.WriteString(is.msg)
+		b.WriteString(is.Msg)
 	}
 	return b.String()
 }

@@ -1,5 +1,7 @@
 package agui
 
+import "github.com/aguitest/aguitest/internal/schema"
+
 // The pipeline of @ag-ui/client 0.0.59, as a table of differences from
 // 1.0.0's (see client.go). Read from the client's own sources (its source
 // map) and held to its HttpAgent by TestClientConformance0059:
@@ -32,15 +34,15 @@ func (v *Verifier) stage0059(e *Event) (*Event, bool) {
 	if v.opt.orderingOnly {
 		return e, true
 	}
-	var issues []schemaIssue
+	var issues []schema.Issue
 	if !fastValid0059(e) {
-		issues = z3Check(e.raw)
+		issues = schema.Check0059(e.raw)
 	}
 	if len(issues) > 0 {
 		t := e.typ
-		v.report(e, RuleSchema, schemaText(t, issues), issues[0].path)
+		v.report(e, RuleSchema, schemaText(t, issues), issues[0].Path)
 		v.quiet = true
-		if !z3KnownType(e) {
+		if !schema.Known0059(string(e.typ)) {
 			return e, false // the discriminator failed: no event to follow
 		}
 	}
@@ -110,16 +112,6 @@ func ruleGroup(r Rule) string {
 		}
 	}
 	return ""
-}
-
-// z3KnownType reports whether the event's type is one of 0.0.59's.
-func z3KnownType(e *Event) bool {
-	for _, o := range z3EventSchemas.options {
-		if EventType(o.literalOf("type")) == e.typ {
-			return true
-		}
-	}
-	return false
 }
 
 // thinking applies 0.0.59's rules for the THINKING_* events.

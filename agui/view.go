@@ -11,6 +11,7 @@ import (
 	"github.com/aguitest/aguitest/internal/jsonpatch"
 	"github.com/aguitest/aguitest/internal/jsonx"
 	"github.com/aguitest/aguitest/internal/jsvalue"
+	"github.com/aguitest/aguitest/internal/schema"
 )
 
 // View is what a frontend holds: the messages and state that HttpAgent of
@@ -47,7 +48,7 @@ type View struct {
 	agent   any
 	x       Expander
 	compat  compat
-	checker checker
+	checker schema.Checker
 	err     error // why the current request stopped
 	applied int   // events given to Apply
 	warns   []Warning
@@ -167,14 +168,13 @@ func (v *View) Apply(e Event) error {
 		return nil // the client drops types it does not know
 	}
 	if !fastValid(&e) {
-		s := eventSchemas[e.typ]
-		v.checker.checkEvent(e.raw, s)
-		if issues := v.checker.issues; len(issues) > 0 {
+		s := schema.Event(string(e.typ))
+		if issues := v.checker.Check(e.raw, s); len(issues) > 0 {
 			v.err = fmt.Errorf("schema: %s", schemaText(e.typ, issues))
 			return v.err
 		}
-		if sp, _, err := scanValue(e.raw, 0); err == nil && needsStrip(e.raw, sp, s) {
-			if t, err := ParseEvent(appendStripped(nil, e.raw, sp, s)); err == nil {
+		if sp, _, err := scanValue(e.raw, 0); err == nil && schema.NeedsStrip(e.raw, sp, s) {
+			if t, err := ParseEvent(schema.AppendStripped(nil, e.raw, sp, s)); err == nil {
 				e = t
 			}
 		}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/aguitest/aguitest/internal/jsvalue"
+	"github.com/aguitest/aguitest/internal/schema"
 )
 
 // NewClientView is NewView for the frontend of client version c: Apply
@@ -32,13 +33,13 @@ func (v *View) Client() Client {
 // apply0059 is Apply for the 0.0.59 client.
 func (v *View) apply0059(e Event) error {
 	if !fastValid0059(&e) {
-		if issues := z3Check(e.raw); len(issues) > 0 {
+		if issues := schema.Check0059(e.raw); len(issues) > 0 {
 			v.err = fmt.Errorf("schema: %s", schemaText(e.typ, issues))
 			return v.err
 		}
 		// What the transport hands on is zod's output.
 		if jv, err := jsvalue.Parse(e.raw); err == nil {
-			if b := jsvalue.Stringify(z3Output(jv, z3EventSchemas)); b != nil {
+			if b := jsvalue.Stringify(schema.Output0059(jv)); b != nil {
 				if t, err := ParseEvent(b); err == nil {
 					e = t
 				}

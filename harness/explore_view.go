@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/aguitest/aguitest/golden"
+	"github.com/aguitest/aguitest/internal/jsonpointer"
 )
 
 // viewEntries returns the client's view of a case's result, run by run,
@@ -111,7 +112,7 @@ func parsePointer(p string) ([]string, error) {
 		if strings.Contains(strings.ReplaceAll(strings.ReplaceAll(t, "~0", ""), "~1", ""), "~") {
 			return nil, fmt.Errorf("%q is not a JSON Pointer: ~ must be followed by 0 or 1 (~0 is ~, ~1 is /)", p)
 		}
-		toks[i] = strings.ReplaceAll(strings.ReplaceAll(t, "~1", "/"), "~0", "~")
+		toks[i] = jsonpointer.Unescape(t)
 	}
 	return toks, nil
 }

@@ -12,6 +12,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/aguitest/aguitest/internal/jsonpointer"
 	"github.com/aguitest/aguitest/internal/jsvalue"
 )
 
@@ -301,10 +302,7 @@ func applyOp(doc any, op *patchOp, validate bool, index int) (newDoc, result any
 	obj := doc
 	checked := false
 	for t := 1; ; {
-		key := keys[t]
-		if strings.Contains(key, "~") {
-			key = strings.ReplaceAll(strings.ReplaceAll(key, "~1", "/"), "~0", "~")
-		}
+		key := jsonpointer.Unescape(keys[t])
 		if key == "__proto__" || (key == "prototype" && keys[t-1] == "constructor") {
 			return nil, nil, &Error{index, TypeError, "JSON-Patch: modifying `__proto__` or `constructor/prototype` prop is banned for security reasons"}
 		}

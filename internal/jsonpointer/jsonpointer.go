@@ -13,6 +13,21 @@ func Escape(key string) string {
 	return strings.ReplaceAll(strings.ReplaceAll(key, "~", "~0"), "/", "~1")
 }
 
+// AppendEscaped appends the token of key (as Escape writes it) to dst.
+func AppendEscaped(dst []byte, key string) []byte {
+	for i := 0; i < len(key); i++ {
+		switch key[i] {
+		case '~':
+			dst = append(dst, '~', '0')
+		case '/':
+			dst = append(dst, '~', '1')
+		default:
+			dst = append(dst, key[i])
+		}
+	}
+	return dst
+}
+
 // Unescape decodes a pointer token: "~1" becomes "/" and then "~0"
 // becomes "~", so "~01" is "~1". Other uses of "~" are left as they are.
 func Unescape(token string) string {

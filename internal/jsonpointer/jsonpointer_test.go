@@ -71,3 +71,11 @@ func FuzzEscape(f *testing.F) {
 		}
 	})
 }
+
+func TestAppendEscaped(t *testing.T) {
+	for _, key := range []string{"", "city", "a/b", "a~b", "~1", "/~", "é/~x"} {
+		if got, want := string(AppendEscaped([]byte("/p/"), key)), "/p/"+Escape(key); got != want {
+			t.Errorf("AppendEscaped(%q): got %q, want %q", key, got, want)
+		}
+	}
+}

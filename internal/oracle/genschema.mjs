@@ -1,9 +1,10 @@
-// Writes agui/schema_gen.go: the schemas of @ag-ui/core 1.0.0 (its zod
-// validators, read through zod's own introspection) as Go tables for the
-// agui package's schema stage. Run by "go generate ./agui"; a test of the
-// agui package runs it again and fails when the committed file differs.
+// Writes internal/schema/schema_gen.go: the schemas of @ag-ui/core 1.0.0
+// (its zod validators, read through zod's own introspection) as Go tables
+// for the schema stage of agui's verifier and view. Run by "go generate
+// ./internal/schema"; a test of that package runs it again and fails when
+// the committed file differs.
 //
-// Usage: node genschema.mjs > ../../agui/schema_gen.go
+// Usage: node genschema.mjs > ../schema/schema_gen.go
 import * as S from "@ag-ui/core/schemas";
 
 const names = new Map(); // schema object -> exported name
@@ -57,43 +58,43 @@ function inline(z) {
     case "pipe":
       return inline(d.in);
     case "nullable":
-      return inline(d.innerType).replace("&schema{", "&schema{nullable: true, ");
+      return inline(d.innerType).replace("&Schema{", "&Schema{nullable: true, ");
     case "string": {
       const re = (d.checks ?? []).map((c) => def(c)).find((c) => c.format === "regex");
-      if (re) return `&schema{kind: sPattern, pattern: ${goString(re.pattern.source)}}`;
+      if (re) return `&Schema{kind: sPattern, pattern: ${goString(re.pattern.source)}}`;
       if ((d.checks ?? []).length) throw new Error("unknown string check");
-      return `&schema{kind: sString}`;
+      return `&Schema{kind: sString}`;
     }
     case "number": {
       if (d.format === "safeint") {
         const checks = (d.checks ?? []).map((c) => def(c));
         const min = checks.find((c) => c.check === "greater_than");
         const max = checks.find((c) => c.check === "less_than");
-        return `&schema{kind: sInt, min: ${min ? min.value : "minSafeInt"}, max: ${max ? max.value : "maxSafeInt"}}`;
+        return `&Schema{kind: sInt, min: ${min ? min.value : "minSafeInt"}, max: ${max ? max.value : "maxSafeInt"}}`;
       }
       if ((d.checks ?? []).length) throw new Error("unknown number check");
-      return `&schema{kind: sNumber}`;
+      return `&Schema{kind: sNumber}`;
     }
     case "boolean":
-      return `&schema{kind: sBool}`;
+      return `&Schema{kind: sBool}`;
     case "literal":
       if (d.values.length !== 1 || typeof d.values[0] !== "string") throw new Error("literal");
-      return `&schema{kind: sLiteral, values: []string{${goString(d.values[0])}}}`;
+      return `&Schema{kind: sLiteral, values: []string{${goString(d.values[0])}}}`;
     case "enum":
-      return `&schema{kind: sEnum, values: []string{${Object.values(d.entries).map(goString).join(", ")}}}`;
+      return `&Schema{kind: sEnum, values: []string{${Object.values(d.entries).map(goString).join(", ")}}}`;
     case "any":
     case "unknown": {
       const nullOK = accepts(z, null);
       const undefinedOK = accepts(z, undefined);
-      if (nullOK && undefinedOK) return `&schema{kind: sAny}`;
-      if (!nullOK && undefinedOK) return `&schema{kind: sAnyNotNull}`;
-      if (nullOK && !undefinedOK) return `&schema{kind: sAnyPresent}`;
+      if (nullOK && undefinedOK) return `&Schema{kind: sAny}`;
+      if (!nullOK && undefinedOK) return `&Schema{kind: sAnyNotNull}`;
+      if (nullOK && !undefinedOK) return `&Schema{kind: sAnyPresent}`;
       throw new Error("any that rejects null and undefined");
     }
     case "custom": {
       // The metadata shape: an object, not null, not an array.
       if (accepts(z, {}) && !accepts(z, []) && !accepts(z, null) && !accepts(z, 1)) {
-        return `&schema{kind: sRecordAny}`;
+        return `&Schema{kind: sRecordAny}`;
       }
       throw new Error("unknown custom schema");
     }
@@ -118,22 +119,22 @@ function inline(z) {
         }
         return `{${goString(key)}, ${expr(inner)}, ${optional}}`;
       });
-      return `&schema{kind: sObject, open: ${open}, fields: []field{\n\t${fields.join(",\n\t")},\n}}`;
+      return `&Schema{kind: sObject, open: ${open}, fields: []field{\n\t${fields.join(",\n\t")},\n}}`;
     }
     case "array": {
       const checks = (d.checks ?? []).map((c) => def(c));
       const min = checks.find((c) => c.check === "min_length");
       if (checks.some((c) => c.check !== "min_length")) throw new Error("unknown array check");
-      return `&schema{kind: sArray, elem: ${expr(d.element)}${min ? `, minLen: ${min.minimum}` : ""}}`;
+      return `&Schema{kind: sArray, elem: ${expr(d.element)}${min ? `, minLen: ${min.minimum}` : ""}}`;
     }
     case "record":
-      return `&schema{kind: sRecord, elem: ${expr(d.valueType)}}`;
+      return `&Schema{kind: sRecord, elem: ${expr(d.valueType)}}`;
     case "union": {
       const options = d.options.map(expr);
       if (typeof d.discriminator === "string") {
-        return `&schema{kind: sTagged, tag: ${goString(d.discriminator)}, options: []*schema{${options.join(", ")}}}`;
+        return `&Schema{kind: sTagged, tag: ${goString(d.discriminator)}, options: []*Schema{${options.join(", ")}}}`;
       }
-      return `&schema{kind: sUnion, options: []*schema{${options.join(", ")}}}`;
+      return `&Schema{kind: sUnion, options: []*Schema{${options.join(", ")}}}`;
     }
     default:
       throw new Error(`unknown zod type ${d.type}`);
@@ -149,12 +150,17 @@ const message = expr(S.MessageSchema);
 
 process.stdout.write(`// Code generated by internal/oracle/genschema.mjs from @ag-ui/core 1.0.0; DO NOT EDIT.
 
-package agui
+package schema
 
 ${out.join("\n\n")}
 
+// eventTypes lists the event types in the order of EventSchema's options.
+var eventTypes = []string{
+${events.map(([t]) => `\t${goString(t)},`).join("\n")}
+}
+
 // eventSchemas maps each event type to its schema.
-var eventSchemas = map[EventType]*schema{
+var eventSchemas = map[string]*Schema{
 ${events.map(([t, e]) => `\t${goString(t)}: ${e},`).join("\n")}
 }
 

@@ -1,4 +1,6 @@
-package agui
+package schema
+
+import "github.com/aguitest/aguitest/internal/jsonx"
 
 // Stripping removes what an event's schema does not describe, as the
 // reference client's enforcement stage does before validating: unknown
@@ -8,18 +10,18 @@ package agui
 // field is such a member. Arbitrary JSON (state, metadata, values) passes
 // whole.
 
-// needsStrip reports whether stripping changes the value at sp of schema s.
-func needsStrip(raw []byte, sp span, s *schema) bool {
+// NeedsStrip reports whether stripping changes the value at sp of schema s.
+func NeedsStrip(raw []byte, sp span, s *Schema) bool {
 	switch s.kind {
 	case sObject:
-		if sp.Kind != kindObject {
+		if sp.Kind != jsonx.Object {
 			return false
 		}
 		found := false
-		_ = eachMember(raw[sp.Start:sp.End], func(key []byte, escaped bool, v span) bool {
+		_ = jsonx.EachMember(raw[sp.Start:sp.End], func(key []byte, escaped bool, v span) bool {
 			k := key[1 : len(key)-1]
 			if escaped {
-				k = []byte(unquote(key))
+				k = []byte(jsonx.Unquote(key))
 			}
 			f := s.fieldOf(k)
 			if f == nil {
@@ -30,26 +32,26 @@ func needsStrip(raw []byte, sp span, s *schema) bool {
 			}
 			v.Start += sp.Start
 			v.End += sp.Start
-			if drops(raw, v, f.s) || needsStrip(raw, v, f.s) {
+			if drops(raw, v, f.s) || NeedsStrip(raw, v, f.s) {
 				found = true
 			}
 			return !found
 		})
 		return found
 	case sArray, sRecord:
-		if sp.Kind != kindArray && sp.Kind != kindObject || (s.kind == sArray) != (sp.Kind == kindArray) {
+		if sp.Kind != jsonx.Array && sp.Kind != jsonx.Object || (s.kind == sArray) != (sp.Kind == jsonx.Array) {
 			return false
 		}
 		found := false
 		each := func(v span) {
-			if !found && (drops(raw, v, s.elem) || needsStrip(raw, v, s.elem)) {
+			if !found && (drops(raw, v, s.elem) || NeedsStrip(raw, v, s.elem)) {
 				found = true
 			}
 		}
 		if s.kind == sArray {
-			eachElement(raw, sp, func(_ int, v span) { each(v) })
+			jsonx.EachElement(raw, sp, func(_ int, v span) { each(v) })
 		} else {
-			_ = eachMember(raw[sp.Start:sp.End], func(_ []byte, _ bool, v span) bool {
+			_ = jsonx.EachMember(raw[sp.Start:sp.End], func(_ []byte, _ bool, v span) bool {
 				v.Start += sp.Start
 				v.End += sp.Start
 				each(v)
@@ -58,15 +60,15 @@ func needsStrip(raw []byte, sp span, s *schema) bool {
 		}
 		return found
 	case sTagged:
-		if sp.Kind != kindObject {
+		if sp.Kind != jsonx.Object {
 			return false
 		}
 		if o := s.option(spanBytes(raw, fieldSpan(raw, sp, s.tag))); o != nil {
-			return needsStrip(raw, sp, o)
+			return NeedsStrip(raw, sp, o)
 		}
 	case sUnion:
 		if o := unionTarget(s, sp); o != nil {
-			return needsStrip(raw, sp, o)
+			return NeedsStrip(raw, sp, o)
 		}
 	}
 	return false
@@ -75,38 +77,42 @@ func needsStrip(raw []byte, sp span, s *schema) bool {
 // unionTarget is the option of an untagged union that stripping descends
 // into: the array option for an array, the object option for an object
 // (none when several options are objects).
-func unionTarget(s *schema, sp span) *schema {
+func unionTarget(s *Schema, sp span) *Schema {
 	objects := 0
 	for _, o := range s.options {
 		if o.kind == sObject {
 			objects++
 		}
 	}
-	if objects > 1 && sp.Kind == kindObject {
+	if objects > 1 && sp.Kind == jsonx.Object {
 		return nil
 	}
 	for _, o := range s.options {
-		if (o.kind == sArray && sp.Kind == kindArray) || (o.kind == sObject && sp.Kind == kindObject) {
+		if (o.kind == sArray && sp.Kind == jsonx.Array) || (o.kind == sObject && sp.Kind == jsonx.Object) {
 			return o
 		}
 	}
 	return nil
 }
 
-// appendStripped appends the value at sp of schema s, stripped. The caller
+// AppendStripped appends the value at sp of schema s, stripped. The caller
 // has checked that the value itself is not dropped.
-func appendStripped(dst, raw []byte, sp span, s *schema) []byte {
+func AppendStripped(dst, raw []byte, sp span, s *Schema) []byte {
 	switch s.kind {
 	case sObject:
-		if sp.Kind != kindObject {
+		if sp.Kind != jsonx.Object {
 			break
 		}
-		var o objBuilder
-		for _, m := range objectMembers(raw[sp.Start:sp.End]) {
+		// Members has merged repeated keys as JSON.parse does: each key
+		// is written once.
+		dst = append(dst, '{')
+		n := 0
+		for _, m := range jsonx.Members(raw[sp.Start:sp.End]) {
 			f := s.fieldOf([]byte(m.Key))
 			if f == nil {
 				if s.open {
-					o.raw(m.Key, m.Val)
+					dst = appendMember(dst, &n, m.Key)
+					dst = append(dst, m.Val...)
 				}
 				continue
 			}
@@ -114,58 +120,72 @@ func appendStripped(dst, raw []byte, sp span, s *schema) []byte {
 			if drops(raw, v, f.s) {
 				continue // the field is optional: a required one would have dropped this object
 			}
-			o.raw(m.Key, appendStripped(nil, raw, v, f.s))
+			dst = appendMember(dst, &n, m.Key)
+			dst = AppendStripped(dst, raw, v, f.s)
 		}
-		return append(dst, o.bytes()...)
+		return append(dst, '}')
 	case sArray:
-		if sp.Kind != kindArray {
+		if sp.Kind != jsonx.Array {
 			break
 		}
 		dst = append(dst, '[')
 		n := 0
-		eachElement(raw, sp, func(_ int, v span) {
+		jsonx.EachElement(raw, sp, func(_ int, v span) {
 			if drops(raw, v, s.elem) {
 				return
 			}
 			if n > 0 {
 				dst = append(dst, ',')
 			}
-			dst = appendStripped(dst, raw, v, s.elem)
+			dst = AppendStripped(dst, raw, v, s.elem)
 			n++
 		})
 		return append(dst, ']')
 	case sRecord:
-		if sp.Kind != kindObject {
+		if sp.Kind != jsonx.Object {
 			break
 		}
-		var o objBuilder
-		for _, m := range objectMembers(raw[sp.Start:sp.End]) {
+		dst = append(dst, '{')
+		n := 0
+		for _, m := range jsonx.Members(raw[sp.Start:sp.End]) {
 			v := subSpan(raw, m.Val)
 			if drops(raw, v, s.elem) {
 				continue
 			}
-			o.raw(m.Key, appendStripped(nil, raw, v, s.elem))
+			dst = appendMember(dst, &n, m.Key)
+			dst = AppendStripped(dst, raw, v, s.elem)
 		}
-		return append(dst, o.bytes()...)
+		return append(dst, '}')
 	case sTagged:
-		if sp.Kind != kindObject {
+		if sp.Kind != jsonx.Object {
 			break
 		}
 		if o := s.option(spanBytes(raw, fieldSpan(raw, sp, s.tag))); o != nil {
-			return appendStripped(dst, raw, sp, o)
+			return AppendStripped(dst, raw, sp, o)
 		}
 	case sUnion:
 		if o := unionTarget(s, sp); o != nil {
-			return appendStripped(dst, raw, sp, o)
+			return AppendStripped(dst, raw, sp, o)
 		}
 	}
 	return append(dst, raw[sp.Start:sp.End]...)
 }
 
+// appendMember appends the key of an object's next member and its colon,
+// after a comma when *n members came before.
+func appendMember(dst []byte, n *int, key string) []byte {
+	if *n > 0 {
+		dst = append(dst, ',')
+	}
+	*n++
+	dst = jsonx.AppendQuote(dst, key)
+	return append(dst, ':')
+}
+
 // subSpan returns the span of v, a subslice of raw holding one JSON value.
 func subSpan(raw, v []byte) span {
 	start := cap(raw) - cap(v)
-	sp, _, err := scanValue(raw[:start+len(v)], start)
+	sp, _, err := jsonx.ScanSpan(raw[:start+len(v)], start)
 	if err != nil {
 		return span{}
 	}

@@ -1,11 +1,15 @@
-package agui
+package schema
 
-//go:generate sh -c "node ../internal/oracle/genschema.mjs | gofmt > schema_gen.go"
+//go:generate sh -c "node ../oracle/genschema.mjs | gofmt > schema_gen.go"
 
 import (
 	"math"
 	"strconv"
 	"strings"
+
+	"github.com/aguitest/aguitest/internal/jsonpointer"
+	"github.com/aguitest/aguitest/internal/jsonx"
+	"github.com/aguitest/aguitest/internal/jsvalue"
 )
 
 // The schema stage checks each event against its schema in @ag-ui/core
@@ -15,6 +19,9 @@ import (
 // element is dropped, such an optional field omitted), and what remains
 // must validate. The tables in schema_gen.go are generated from the npm
 // package's own validators; the messages are the validator's.
+
+// span locates a value in an event's bytes.
+type span = jsonx.Span
 
 type schemaKind uint8
 
@@ -37,15 +44,15 @@ const (
 	sUnion     // the first of options that fits
 )
 
-type schema struct {
+type Schema struct {
 	kind     schemaKind
 	nullable bool // null is accepted as well
 	open     bool // sObject: unknown fields are part of the value (JSON Patch operations)
 	fields   []field
-	elem     *schema
+	elem     *Schema
 	minLen   int
 	tag      string
-	options  []*schema
+	options  []*Schema
 	values   []string
 	pattern  string
 	min, max float64
@@ -53,7 +60,7 @@ type schema struct {
 
 type field struct {
 	name     string
-	s        *schema
+	s        *Schema
 	optional bool
 }
 
@@ -63,7 +70,7 @@ const (
 )
 
 // fieldOf returns the field of an object schema named name, or nil.
-func (s *schema) fieldOf(name []byte) *field {
+func (s *Schema) fieldOf(name []byte) *field {
 	for i := range s.fields {
 		if s.fields[i].name == string(name) {
 			return &s.fields[i]
@@ -74,36 +81,19 @@ func (s *schema) fieldOf(name []byte) *field {
 
 // option returns the option of a tagged union whose tag is the JSON string
 // tag (with quotes), or nil.
-func (s *schema) option(tag []byte) *schema {
+func (s *Schema) option(tag []byte) *Schema {
 	for _, o := range s.options {
-		if f := o.fieldOf([]byte(s.tag)); f != nil && f.s.kind == sLiteral && jsonStringIs(tag, f.s.values[0]) {
+		if f := o.fieldOf([]byte(s.tag)); f != nil && f.s.kind == sLiteral && jsonx.StringIs(tag, f.s.values[0]) {
 			return o
 		}
 	}
 	return nil
 }
 
-// jsonStringIs reports whether the JSON string raw (with quotes) holds s.
-func jsonStringIs(raw []byte, s string) bool {
-	if len(raw) < 2 || raw[0] != '"' {
-		return false
-	}
-	body := raw[1 : len(raw)-1]
-	if len(body) == len(s) && string(body) == s {
-		return true
-	}
-	for _, c := range body {
-		if c == '\\' {
-			return unquote(raw) == s
-		}
-	}
-	return false
-}
-
-// schemaIssue is one problem the schema stage found.
-type schemaIssue struct {
-	path string // JSON Pointer of the value, "" for the event itself
-	msg  string // the validator's message
+// Issue is one problem the schema stage found.
+type Issue struct {
+	Path string // JSON Pointer of the value, "" for the event itself
+	Msg  string // the validator's message
 }
 
 // member is a member of a JSON object found in raw bytes.
@@ -112,10 +102,10 @@ type member struct {
 	val span
 }
 
-// checker validates one event. Its buffers are reused from event to event.
-type checker struct {
+// Checker validates one event. Its buffers are reused from event to event.
+type Checker struct {
 	raw    []byte
-	issues []schemaIssue
+	issues []Issue
 	path   []byte
 	stack  [][]member // members of the objects being walked, by depth
 	depth  int
@@ -123,15 +113,15 @@ type checker struct {
 
 // members collects the members of the object at sp, the last of duplicate
 // keys winning in place of the first (as JSON.parse keeps them).
-func (c *checker) members(sp span) []member {
+func (c *Checker) members(sp span) []member {
 	if c.depth >= len(c.stack) {
 		c.stack = append(c.stack, nil)
 	}
 	ms := c.stack[c.depth][:0]
-	_ = eachMember(c.raw[sp.Start:sp.End], func(key []byte, escaped bool, v span) bool {
+	_ = jsonx.EachMember(c.raw[sp.Start:sp.End], func(key []byte, escaped bool, v span) bool {
 		k := key[1 : len(key)-1]
 		if escaped {
-			k = []byte(unquote(key))
+			k = []byte(jsonx.Unquote(key))
 		}
 		v.Start += sp.Start
 		v.End += sp.Start
@@ -157,61 +147,38 @@ func lookup(ms []member, name string) span {
 	return span{}
 }
 
-// eachElement calls fn with each element of the array at sp.
-func eachElement(raw []byte, sp span, fn func(i int, v span)) {
-	i := skipSpace(raw, int(sp.Start)+1)
-	if i < int(sp.End) && raw[i] == ']' {
-		return
-	}
-	for n := 0; i < int(sp.End); n++ {
-		v, next, err := scanValue(raw, i)
-		if err != nil {
-			return
-		}
-		fn(n, v)
-		i = skipSpace(raw, next)
-		if i >= int(sp.End) || raw[i] == ']' {
-			return
-		}
-		i = skipSpace(raw, i+1)
-	}
+// Check validates the JSON event raw against schema s and returns the
+// validator's issues, in its order; none when the event is valid. The
+// slice is the checker's and holds until its next Check.
+func (c *Checker) Check(raw []byte, s *Schema) []Issue {
+	c.checkEvent(raw, s)
+	return c.issues
 }
 
-// checkEvent validates the event e against schema s, appending to
-// c.issues.
-func (c *checker) checkEvent(raw []byte, s *schema) {
+// checkEvent validates the event raw against schema s into c.issues.
+func (c *Checker) checkEvent(raw []byte, s *Schema) {
 	c.raw = raw
 	c.issues = c.issues[:0]
 	c.path = c.path[:0]
 	c.depth = 0
-	sp, _, err := scanValue(raw, 0)
+	sp, _, err := jsonx.ScanSpan(raw, 0)
 	if err != nil {
 		return
 	}
 	c.value(sp, s)
 }
 
-func (c *checker) fail(msg string) {
-	c.issues = append(c.issues, schemaIssue{path: string(c.path), msg: msg})
+func (c *Checker) fail(msg string) {
+	c.issues = append(c.issues, Issue{Path: string(c.path), Msg: msg})
 }
 
-func (c *checker) push(key string) int {
+func (c *Checker) push(key string) int {
 	n := len(c.path)
-	c.path = append(c.path, '/')
-	for i := 0; i < len(key); i++ {
-		switch key[i] {
-		case '~':
-			c.path = append(c.path, '~', '0')
-		case '/':
-			c.path = append(c.path, '~', '1')
-		default:
-			c.path = append(c.path, key[i])
-		}
-	}
+	c.path = jsonpointer.AppendEscaped(append(c.path, '/'), key)
 	return n
 }
 
-func (c *checker) pushIndex(i int) int {
+func (c *Checker) pushIndex(i int) int {
 	n := len(c.path)
 	c.path = append(c.path, '/')
 	c.path = strconv.AppendInt(c.path, int64(i), 10)
@@ -221,48 +188,48 @@ func (c *checker) pushIndex(i int) int {
 // received names a value's kind as the validator does.
 func received(raw []byte, sp span) string {
 	switch sp.Kind {
-	case kindAbsent:
+	case jsonx.Absent:
 		return "undefined"
-	case kindNull:
+	case jsonx.Null:
 		return "null"
-	case kindString:
+	case jsonx.String:
 		return "string"
-	case kindNumber:
+	case jsonx.Number:
 		return "number"
-	case kindBool:
+	case jsonx.Bool:
 		return "boolean"
-	case kindArray:
+	case jsonx.Array:
 		return "array"
 	}
 	return "object"
 }
 
-func (c *checker) invalidType(expected string, sp span) {
+func (c *Checker) invalidType(expected string, sp span) {
 	c.fail("Invalid input: expected " + expected + ", received " + received(c.raw, sp))
 }
 
-// value validates the value at sp (kindAbsent for none) against s. The
+// value validates the value at sp (jsonx.Absent for none) against s. The
 // caller has already removed what stripping drops.
-func (c *checker) value(sp span, s *schema) {
-	if sp.Kind == kindNull && s.nullable {
+func (c *Checker) value(sp span, s *Schema) {
+	if sp.Kind == jsonx.Null && s.nullable {
 		return
 	}
 	switch s.kind {
 	case sAny:
 	case sAnyNotNull:
-		if sp.Kind == kindNull {
+		if sp.Kind == jsonx.Null {
 			c.fail("Invalid input")
 		}
 	case sAnyPresent:
-		if sp.Kind == kindAbsent {
+		if sp.Kind == jsonx.Absent {
 			c.fail("Invalid input")
 		}
 	case sString:
-		if sp.Kind != kindString {
+		if sp.Kind != jsonx.String {
 			c.invalidType("string", sp)
 		}
 	case sPattern:
-		if sp.Kind != kindString {
+		if sp.Kind != jsonx.String {
 			c.invalidType("string", sp)
 		} else if !isJSONPointer(c.stringAt(sp)) {
 			c.fail("Invalid string: must match pattern /" + s.pattern + "/")
@@ -270,18 +237,18 @@ func (c *checker) value(sp span, s *schema) {
 	case sInt, sNumber:
 		c.number(sp, s)
 	case sBool:
-		if sp.Kind != kindBool {
+		if sp.Kind != jsonx.Bool {
 			c.invalidType("boolean", sp)
 		}
 	case sLiteral:
-		if sp.Kind != kindString || !jsonStringIs(c.raw[sp.Start:sp.End], s.values[0]) {
+		if sp.Kind != jsonx.String || !jsonx.StringIs(c.raw[sp.Start:sp.End], s.values[0]) {
 			c.fail("Invalid input: expected " + strconv.Quote(s.values[0]))
 		}
 	case sEnum:
 		ok := false
-		if sp.Kind == kindString {
+		if sp.Kind == jsonx.String {
 			for _, v := range s.values {
-				if jsonStringIs(c.raw[sp.Start:sp.End], v) {
+				if jsonx.StringIs(c.raw[sp.Start:sp.End], v) {
 					ok = true
 					break
 				}
@@ -295,7 +262,7 @@ func (c *checker) value(sp span, s *schema) {
 			c.fail("Invalid option: expected one of " + strings.Join(q, "|"))
 		}
 	case sRecordAny:
-		if sp.Kind != kindObject {
+		if sp.Kind != jsonx.Object {
 			c.fail("Invalid input")
 		}
 	case sObject:
@@ -305,7 +272,7 @@ func (c *checker) value(sp span, s *schema) {
 	case sRecord:
 		c.record(sp, s)
 	case sTagged:
-		if sp.Kind != kindObject {
+		if sp.Kind != jsonx.Object {
 			c.invalidType("object", sp)
 			return
 		}
@@ -324,17 +291,17 @@ func (c *checker) value(sp span, s *schema) {
 }
 
 func spanBytes(raw []byte, sp span) []byte {
-	if sp.Kind == kindAbsent {
+	if sp.Kind == jsonx.Absent {
 		return nil
 	}
 	return raw[sp.Start:sp.End]
 }
 
-func (c *checker) stringAt(sp span) string {
+func (c *Checker) stringAt(sp span) string {
 	if !sp.Escaped {
 		return string(c.raw[sp.Start+1 : sp.End-1])
 	}
-	return unquote(c.raw[sp.Start:sp.End])
+	return jsonx.Unquote(c.raw[sp.Start:sp.End])
 }
 
 // isJSONPointer reports whether s is a JSON Pointer (RFC 6901): "" or
@@ -354,8 +321,8 @@ func isJSONPointer(s string) bool {
 	return true
 }
 
-func (c *checker) number(sp span, s *schema) {
-	if sp.Kind != kindNumber {
+func (c *Checker) number(sp span, s *Schema) {
+	if sp.Kind != jsonx.Number {
 		c.invalidType("number", sp)
 		return
 	}
@@ -377,14 +344,14 @@ func (c *checker) number(sp span, s *schema) {
 		c.fail("Too small: expected int to be >-9007199254740991")
 	}
 	if f > s.max {
-		c.fail("Too big: expected number to be <=" + formatJSNumber(s.max))
+		c.fail("Too big: expected number to be <=" + jsvalue.FormatNumber(s.max))
 	} else if f < s.min {
-		c.fail("Too small: expected number to be >=" + formatJSNumber(s.min))
+		c.fail("Too small: expected number to be >=" + jsvalue.FormatNumber(s.min))
 	}
 }
 
-func (c *checker) object(sp span, s *schema) {
-	if sp.Kind != kindObject {
+func (c *Checker) object(sp span, s *Schema) {
+	if sp.Kind != jsonx.Object {
 		c.invalidType("object", sp)
 		return
 	}
@@ -393,10 +360,10 @@ func (c *checker) object(sp span, s *schema) {
 	for i := range s.fields {
 		f := &s.fields[i]
 		v := lookup(ms, f.name)
-		if v.Kind != kindAbsent && drops(c.raw, v, f.s) {
+		if v.Kind != jsonx.Absent && drops(c.raw, v, f.s) {
 			v = span{} // stripped: the field is optional, or this object would be gone
 		}
-		if v.Kind == kindAbsent && f.optional {
+		if v.Kind == jsonx.Absent && f.optional {
 			continue
 		}
 		n := c.push(f.name)
@@ -406,13 +373,13 @@ func (c *checker) object(sp span, s *schema) {
 	c.depth--
 }
 
-func (c *checker) array(sp span, s *schema) {
-	if sp.Kind != kindArray {
+func (c *Checker) array(sp span, s *Schema) {
+	if sp.Kind != jsonx.Array {
 		c.invalidType("array", sp)
 		return
 	}
 	kept := 0
-	eachElement(c.raw, sp, func(_ int, v span) {
+	jsonx.EachElement(c.raw, sp, func(_ int, v span) {
 		if drops(c.raw, v, s.elem) {
 			return
 		}
@@ -426,8 +393,8 @@ func (c *checker) array(sp span, s *schema) {
 	}
 }
 
-func (c *checker) record(sp span, s *schema) {
-	if sp.Kind != kindObject {
+func (c *Checker) record(sp span, s *Schema) {
+	if sp.Kind != jsonx.Object {
 		c.invalidType("record", sp)
 		return
 	}
@@ -446,7 +413,7 @@ func (c *checker) record(sp span, s *schema) {
 
 // union accepts the value when one option does; otherwise it reports one
 // issue at the union's place.
-func (c *checker) union(sp span, s *schema) {
+func (c *Checker) union(sp span, s *Schema) {
 	mark := len(c.issues)
 	for _, o := range s.options {
 		c.value(sp, o)
@@ -461,13 +428,13 @@ func (c *checker) union(sp span, s *schema) {
 // drops reports whether stripping removes the value at sp whole: a tagged
 // union member with an unknown tag, or an object whose required field is
 // such a member. The validator never sees what is dropped.
-func drops(raw []byte, sp span, s *schema) bool {
+func drops(raw []byte, sp span, s *Schema) bool {
 	if !s.mayDrop() {
 		return false
 	}
 	switch s.kind {
 	case sTagged:
-		if sp.Kind != kindObject {
+		if sp.Kind != jsonx.Object {
 			return false
 		}
 		o := s.option(spanBytes(raw, fieldSpan(raw, sp, s.tag)))
@@ -476,7 +443,7 @@ func drops(raw []byte, sp span, s *schema) bool {
 		}
 		return drops(raw, sp, o)
 	case sObject:
-		if sp.Kind != kindObject {
+		if sp.Kind != jsonx.Object {
 			return false
 		}
 		dropped := false
@@ -485,7 +452,7 @@ func drops(raw []byte, sp span, s *schema) bool {
 			if f.optional || !f.s.mayDrop() {
 				continue
 			}
-			if v := fieldSpan(raw, sp, f.name); v.Kind != kindAbsent && drops(raw, v, f.s) {
+			if v := fieldSpan(raw, sp, f.name); v.Kind != jsonx.Absent && drops(raw, v, f.s) {
 				dropped = true
 				break
 			}
@@ -502,10 +469,10 @@ func drops(raw []byte, sp span, s *schema) bool {
 // fieldSpan finds the last member named name of the object at sp.
 func fieldSpan(raw []byte, sp span, name string) span {
 	var out span
-	_ = eachMember(raw[sp.Start:sp.End], func(key []byte, escaped bool, v span) bool {
+	_ = jsonx.EachMember(raw[sp.Start:sp.End], func(key []byte, escaped bool, v span) bool {
 		k := key[1 : len(key)-1]
 		if escaped {
-			k = []byte(unquote(key))
+			k = []byte(jsonx.Unquote(key))
 		}
 		if string(k) == name {
 			v.Start += sp.Start
@@ -520,7 +487,7 @@ func fieldSpan(raw []byte, sp span, name string) span {
 // mayDrop reports whether a value of s can be dropped whole by stripping,
 // which only a tagged union can cause. Arrays and records absorb the drop
 // of an element, so it does not pass through them.
-func (s *schema) mayDrop() bool {
+func (s *Schema) mayDrop() bool {
 	switch s.kind {
 	case sTagged:
 		return true

@@ -1,13 +1,14 @@
-package agui
+package schema
 
-//go:generate sh -c "cd ../internal/oracle/v0.0.59 && node genschema.mjs | gofmt > ../../../agui/schema0059_gen.go"
+//go:generate sh -c "cd ../oracle/v0.0.59 && node genschema.mjs | gofmt > ../../schema/schema0059_gen.go"
 
 import (
-	"github.com/aguitest/aguitest/internal/jsvalue"
 	"math"
 	"strconv"
 	"strings"
-	"sync"
+
+	"github.com/aguitest/aguitest/internal/jsonpointer"
+	"github.com/aguitest/aguitest/internal/jsvalue"
 )
 
 // The schema stage of the 0.0.59 client. @ag-ui/client 0.0.59 parses every
@@ -77,13 +78,13 @@ const (
 )
 
 type z3Checker struct {
-	issues []schemaIssue
+	issues []Issue
 	path   []string
 }
 
 // z3Check validates the JSON event raw against EventSchemas of @ag-ui/core
 // 0.0.59 and returns zod's issues, in its order.
-func z3Check(raw []byte) []schemaIssue {
+func z3Check(raw []byte) []Issue {
 	v, err := jsvalue.Parse(raw)
 	if err != nil {
 		return nil
@@ -94,7 +95,7 @@ func z3Check(raw []byte) []schemaIssue {
 }
 
 func (c *z3Checker) fail(msg string) {
-	c.issues = append(c.issues, schemaIssue{path: c.pointer(), msg: msg})
+	c.issues = append(c.issues, Issue{Path: c.pointer(), Msg: msg})
 }
 
 func (c *z3Checker) failAt(key, msg string) {
@@ -104,12 +105,11 @@ func (c *z3Checker) failAt(key, msg string) {
 }
 
 func (c *z3Checker) pointer() string {
-	var b strings.Builder
+	var b []byte
 	for _, p := range c.path {
-		b.WriteByte('/')
-		b.WriteString(strings.NewReplacer("~", "~0", "/", "~1").Replace(p))
+		b = jsonpointer.AppendEscaped(append(b, '/'), p)
 	}
-	return b.String()
+	return string(b)
 }
 
 // z3TypeOf is zod 3's getParsedType for a JSON value.
@@ -277,7 +277,7 @@ func (c *z3Checker) parse(v any, s *z3) z3Status {
 		}
 		return st
 	case z3Union:
-		var dirty []schemaIssue
+		var dirty []Issue
 		dirtySet := false
 		for _, o := range s.options {
 			sub := z3Checker{path: append([]string(nil), c.path...)}
@@ -430,94 +430,4 @@ func (s *z3) literalOf(name string) string {
 		}
 	}
 	return ""
-}
-
-// The fast path of 0.0.59's schema stage, as for 1.0.0's (schema_fast.go):
-// one pass over a flat event tells it is valid; anything else goes to
-// z3Check.
-var (
-	fast0059Once   sync.Once
-	fast0059Tables [cSubagentError + 1]*fastTable
-)
-
-func fastTable0059Of(c typeCode) *fastTable {
-	fast0059Once.Do(func() {
-		for _, o := range z3EventSchemas.options {
-			fast0059Tables[codeOf(EventType(o.literalOf("type")))] = newFastTable0059(o)
-		}
-	})
-	if c == 0 || int(c) >= len(fast0059Tables) {
-		return nil
-	}
-	return fast0059Tables[c]
-}
-
-func newFastTable0059(s *z3) *fastTable {
-	ft := &fastTable{open: s.unknown == z3Passthrough}
-	for i, f := range s.fields {
-		inner, optional := f.s, false
-		if inner.kind == z3Optional {
-			inner, optional = inner.inner, true
-		}
-		k := fastDeep
-		var values []string
-		switch inner.kind {
-		case z3Any:
-			k, optional = fastAny, true // any accepts undefined
-		case z3String:
-			k = fastString
-		case z3Nullable:
-			if inner.inner.kind == z3String {
-				k = fastStringOrNull
-			}
-		case z3Array:
-			if inner.elem.kind == z3Any && inner.minLen == 0 {
-				k = fastArray
-			}
-		case z3Number:
-			if !inner.isInt && !inner.nonneg {
-				k = fastNumber
-			}
-		case z3Bool:
-			k = fastBool
-		case z3Record:
-			if inner.elem.kind == z3Any {
-				k = fastObject
-			}
-		case z3Literal, z3Enum:
-			k, values = fastEnum, inner.values
-			if f.name == "type" {
-				k = fastAny
-			}
-		case z3Union:
-			k = fastEnum
-			for _, o := range inner.options {
-				if o.kind != z3Literal {
-					k = fastDeep
-					break
-				}
-				values = append(values, o.values[0])
-			}
-		}
-		ft.fields = append(ft.fields, fastField{name: f.name, kind: k, optional: optional, values: values})
-		slot := indexOf([]byte(f.name))
-		ft.slots = append(ft.slots, slot)
-		if slot >= 0 {
-			ft.allowed |= 1 << slot
-		}
-		if !optional && i < 64 {
-			ft.required |= 1 << i
-		}
-	}
-	return ft
-}
-
-// fastValid0059 reports whether the event is valid under @ag-ui/core
-// 0.0.59's schema as far as one pass can tell; false means "ask z3Check".
-func fastValid0059(e *Event) bool {
-	ft := fastTable0059Of(e.code)
-	if ft == nil || len(ft.fields) > 64 {
-		return false
-	}
-	return fastValidWith(e, ft)
 }
