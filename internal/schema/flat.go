@@ -89,13 +89,7 @@ func FlatEvent(typ string) (Flat, bool) {
 
 // FlatEvent0059 is FlatEvent for @ag-ui/core 0.0.59's schemas.
 func FlatEvent0059(typ string) (Flat, bool) {
-	var s *z3
-	for _, o := range z3EventSchemas.options {
-		if o.literalOf("type") == typ {
-			s = o
-			break
-		}
-	}
+	s := z3Event(typ)
 	if s == nil {
 		return Flat{}, false
 	}
@@ -151,11 +145,14 @@ func FlatEvent0059(typ string) (Flat, bool) {
 }
 
 // Known0059 reports whether typ is one of @ag-ui/core 0.0.59's event types.
-func Known0059(typ string) bool {
+func Known0059(typ string) bool { return z3Event(typ) != nil }
+
+// z3Event returns 0.0.59's schema of event type typ, or nil.
+func z3Event(typ string) *z3 {
 	for _, o := range z3EventSchemas.options {
 		if o.literalOf("type") == typ {
-			return true
+			return o
 		}
 	}
-	return false
+	return nil
 }

@@ -33,7 +33,7 @@ func Removals(raw []byte, sp span, typ string) []Removal {
 		return nil
 	}
 	var out []Removal
-	for _, r := range removals(nil, raw, sp, s, "", "", eventFamily) {
+	for _, r := range removals(nil, raw, sp, s, "", eventFamily) {
 		out = append(out, Removal{Pointer: r.pointer, Text: removalText(typ, raw, r)})
 	}
 	return out
@@ -43,7 +43,6 @@ func Removals(raw []byte, sp span, typ string) []Removal {
 // removes, in the order the client reports them.
 type removal struct {
 	pointer string  // JSON Pointer of the removed value
-	path    string  // the path as the client's warning prints it: keys unescaped
 	key     string  // an unknown field's name; "" for a dropped union member
 	in      *Schema // the object the key is unknown to, or the union that drops the member
 	family  []*Schema
@@ -54,61 +53,61 @@ type removal struct {
 // s, as the client's stripper walks it: object keys in JavaScript's order,
 // array elements by their original index. family holds the objects s is
 // an option beside (the other options of its tagged union).
-func removals(out []removal, raw []byte, sp span, s *Schema, ptr, path string, family []*Schema) []removal {
+func removals(out []removal, raw []byte, sp span, s *Schema, ptr string, family []*Schema) []removal {
 	switch s.kind {
 	case sObject:
 		if sp.Kind != jsonx.Object || s.open {
 			return out
 		}
 		for _, m := range jsOrder(jsonx.Members(raw[sp.Start:sp.End])) {
-			p, q := ptr+"/"+jsonpointer.Escape(m.Key), path+"/"+m.Key
+			p := ptr + "/" + jsonpointer.Escape(m.Key)
 			v := subSpan(raw, m.Val)
 			f := s.fieldOf([]byte(m.Key))
 			if f == nil {
-				out = append(out, removal{pointer: p, path: q, key: m.Key, in: s, family: family, val: v})
+				out = append(out, removal{pointer: p, key: m.Key, in: s, family: family, val: v})
 				continue
 			}
 			if drops(raw, v, f.s) {
-				out = append(out, removal{pointer: p, path: q, in: f.s, val: v})
+				out = append(out, removal{pointer: p, in: f.s, val: v})
 				continue
 			}
-			out = removals(out, raw, v, f.s, p, q, nil)
+			out = removals(out, raw, v, f.s, p, nil)
 		}
 	case sArray:
 		if sp.Kind != jsonx.Array {
 			return out
 		}
 		jsonx.EachElement(raw, sp, func(i int, v span) {
-			p, q := ptr+"/"+strconv.Itoa(i), path+"/"+strconv.Itoa(i)
+			p := ptr + "/" + strconv.Itoa(i)
 			if drops(raw, v, s.elem) {
-				out = append(out, removal{pointer: p, path: q, in: s.elem, val: v})
+				out = append(out, removal{pointer: p, in: s.elem, val: v})
 				return
 			}
-			out = removals(out, raw, v, s.elem, p, q, nil)
+			out = removals(out, raw, v, s.elem, p, nil)
 		})
 	case sRecord:
 		if sp.Kind != jsonx.Object {
 			return out
 		}
 		for _, m := range jsOrder(jsonx.Members(raw[sp.Start:sp.End])) {
-			p, q := ptr+"/"+jsonpointer.Escape(m.Key), path+"/"+m.Key
+			p := ptr + "/" + jsonpointer.Escape(m.Key)
 			v := subSpan(raw, m.Val)
 			if drops(raw, v, s.elem) {
-				out = append(out, removal{pointer: p, path: q, in: s.elem, val: v})
+				out = append(out, removal{pointer: p, in: s.elem, val: v})
 				continue
 			}
-			out = removals(out, raw, v, s.elem, p, q, nil)
+			out = removals(out, raw, v, s.elem, p, nil)
 		}
 	case sTagged:
 		if sp.Kind != jsonx.Object {
 			return out
 		}
 		if o := s.option(spanBytes(raw, fieldSpan(raw, sp, s.tag))); o != nil {
-			return removals(out, raw, sp, o, ptr, path, s.options)
+			return removals(out, raw, sp, o, ptr, s.options)
 		}
 	case sUnion:
 		if o := unionTarget(s, sp); o != nil {
-			return removals(out, raw, sp, o, ptr, path, family)
+			return removals(out, raw, sp, o, ptr, family)
 		}
 	}
 	return out

@@ -44,6 +44,9 @@ const (
 	sUnion     // the first of options that fits
 )
 
+// Schema is one zod schema of @ag-ui/core 1.0.0 as a table: what a value
+// must be, and what stripping removes from it. The generated tables in
+// schema_gen.go build them; Event returns an event type's.
 type Schema struct {
 	kind     schemaKind
 	nullable bool // null is accepted as well
