@@ -77,6 +77,8 @@ type Expander struct {
 	// checks, rawEvent and unknown fields not carried, THINKING_* events
 	// close their lane.
 	v0059 bool
+	// out is what Push returned last, reused by the next call.
+	out []Event
 }
 
 // NewClientExpander returns an Expander that expands chunks as client
@@ -102,7 +104,11 @@ func ExpandChunks(events []Event) ([]Event, error) {
 // Push expands one event. Events that are not chunks come back unchanged,
 // preceded by the END of a chunk stream they close. The returned slice is
 // only valid until the next call.
-func (x *Expander) Push(e Event) ([]Event, error) { return x.push(&e, nil) }
+func (x *Expander) Push(e Event) ([]Event, error) {
+	out, err := x.push(&e, x.out[:0])
+	x.out = out
+	return out, err
+}
 
 func (x *Expander) field(e *Event, sp span) jsField {
 	if !sp.Present() {

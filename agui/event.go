@@ -290,8 +290,8 @@ func (e Event) field(name string) span {
 		return e.f[i]
 	}
 	var found span
-	if len(e.raw) == 0 {
-		return found
+	if len(e.raw) == 0 || !e.other {
+		return found // every member is indexed: name is not one
 	}
 	_ = eachMember(e.raw, func(key []byte, escaped bool, v span) bool {
 		k := key[1 : len(key)-1]

@@ -237,6 +237,18 @@ func FuzzParseEvent(f *testing.F) {
 		if string(e.Type()) != typ {
 			t.Fatalf("ParseEvent(%q).Type() = %q, want %q", data, e.Type(), typ)
 		}
+		// Field finds each member (the last of duplicates), indexed or
+		// not, and no other.
+		for k, want := range obj {
+			if got, ok := e.Field(k); !ok || !bytes.Equal(got, want) {
+				t.Fatalf("ParseEvent(%q).Field(%q) = %s, %v; want %s", data, k, got, ok, want)
+			}
+		}
+		for _, k := range []string{"metadata", "content", "messageId", "delta", "x"} {
+			if _, in := obj[k]; !in && e.Has(k) {
+				t.Fatalf("ParseEvent(%q) has %q, which it does not hold", data, k)
+			}
+		}
 	})
 }
 

@@ -74,6 +74,9 @@ func FuzzVerify(f *testing.F) {
 				t.Fatalf("Reference rejects (%v) what Strict accepts", ref[0])
 			}
 		}
+		// A Strict pass finds where each client stops, as a Reference
+		// pass does (Violation.Stops): show runs one verifier, not two.
+		checkStops(t, "input", evs)
 		if _, err := ExpandChunks(evs); err != nil && err.Error() == "" {
 			t.Fatal("empty error")
 		}

@@ -108,14 +108,26 @@ func indexCurrent(v *View) error {
 		return fmt.Errorf("the index covers %d messages of %d", v.index.n, len(v.msgs))
 	}
 	fresh := (&View{msgs: v.msgs}).indexed()
-	if err := sameRefs("messages", fresh.msgs, v.index.msgs, func(a, b int) bool { return a == b }); err != nil {
+	if err := sameRefs("messages", fresh.msgs.flat(), v.index.msgs.flat(), func(a, b int) bool { return a == b }); err != nil {
 		return err
 	}
 	same := func(a, b callRef) bool { return a == b }
-	if err := sameRefs("calls", fresh.calls, v.index.calls, same); err != nil {
+	if err := sameRefs("calls", fresh.calls.flat(), v.index.calls.flat(), same); err != nil {
 		return err
 	}
-	return sameRefs("assistants' calls", fresh.assistants, v.index.assistants, same)
+	return sameRefs("assistants' calls", fresh.assistants.flat(), v.index.assistants.flat(), same)
+}
+
+// flat returns the ids of m in one map.
+func (m idMap[V]) flat() map[any]V {
+	out := map[any]V{}
+	for k, v := range m.str {
+		out[k] = v
+	}
+	for k, v := range m.other {
+		out[k] = v
+	}
+	return out
 }
 
 func sameRefs[V any](what string, want, got map[any]V, eq func(a, b V) bool) error {

@@ -120,6 +120,24 @@ type Violation struct {
 	Client Client `json:"client,omitempty"`
 }
 
+// Stops reports whether the pipeline of client c stops at this violation
+// of an event or frame: c's verifier (the Reference profile) raises it, so
+// that c stops reading the stream there. It reads what a Verifier of
+// either profile following c reports (Options.Client c, or no Client
+// under Strict, which follows every client and names the one that alone
+// rejects). Strict's own rules stop no client, but finished-after-error,
+// which the client raises as after-run-error; a violation another client
+// alone raises does not stop c. The zero Client is 1.0.0.
+func (v Violation) Stops(c Client) bool {
+	if c == "" {
+		c = ClientV100
+	}
+	if v.Client != "" && v.Client != c {
+		return false
+	}
+	return ruleGroup(v.Rule) == "reference" || v.Rule == RuleFinishedAfterError
+}
+
 // IDs returns the ids the violation carries, as "messageId=m1
 // toolCallId=c1", in that order: messageId, toolCallId, stepName,
 // subagentRunId, runId. It is "" when there are none.

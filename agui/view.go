@@ -328,9 +328,46 @@ func idText(id any) string {
 type viewIndex struct {
 	valid      bool
 	n          int // v.msgs[:n] are indexed
-	msgs       map[any]int
-	calls      map[any]callRef
-	assistants map[any]callRef
+	msgs       idMap[int]
+	calls      idMap[callRef]
+	assistants idMap[callRef]
+}
+
+// idMap maps ids (idKey) to V; string ids, the usual ones, hash as
+// strings, not as interfaces.
+type idMap[V any] struct {
+	str   map[string]V
+	other map[any]V
+}
+
+func (m *idMap[V]) get(k any) (V, bool) {
+	var v V
+	var ok bool
+	if s, isStr := k.(string); isStr {
+		v, ok = m.str[s]
+	} else {
+		v, ok = m.other[k]
+	}
+	return v, ok
+}
+
+// add maps k to v unless k is mapped already.
+func (m *idMap[V]) add(k any, v V) {
+	if s, isStr := k.(string); isStr {
+		if m.str == nil {
+			m.str = map[string]V{}
+		}
+		if _, ok := m.str[s]; !ok {
+			m.str[s] = v
+		}
+		return
+	}
+	if m.other == nil {
+		m.other = map[any]V{}
+	}
+	if _, ok := m.other[k]; !ok {
+		m.other[k] = v
+	}
 }
 
 type callRef struct {
@@ -364,10 +401,7 @@ func (v *View) grow() {
 // add indexes message m at i, and its calls, unless earlier messages hold
 // their ids.
 func (ix *viewIndex) add(i int, m *jsvalue.Object) {
-	k := idKey(m.Get("id"))
-	if _, ok := ix.msgs[k]; !ok {
-		ix.msgs[k] = i
-	}
+	ix.msgs.add(idKey(m.Get("id")), i)
 	for _, c := range callsOf(m) {
 		if co, ok := c.(*jsvalue.Object); ok {
 			ix.addCall(i, m, co)
@@ -379,11 +413,9 @@ func (ix *viewIndex) add(i int, m *jsvalue.Object) {
 // holds its id.
 func (ix *viewIndex) addCall(i int, m, co *jsvalue.Object) {
 	ck := idKey(co.Get("id"))
-	if _, ok := ix.calls[ck]; !ok {
-		ix.calls[ck] = callRef{i, co}
-	}
-	if _, ok := ix.assistants[ck]; !ok && isRole(m, "assistant") {
-		ix.assistants[ck] = callRef{i, co}
+	ix.calls.add(ck, callRef{i, co})
+	if isRole(m, "assistant") {
+		ix.assistants.add(ck, callRef{i, co})
 	}
 }
 
@@ -393,7 +425,7 @@ func (v *View) indexed() *viewIndex {
 		v.grow()
 		return ix
 	}
-	*ix = viewIndex{valid: true, msgs: map[any]int{}, calls: map[any]callRef{}, assistants: map[any]callRef{}}
+	*ix = viewIndex{valid: true}
 	for i, m := range v.msgs {
 		ix.add(i, m)
 	}
@@ -406,7 +438,7 @@ func (v *View) find(id any) (*jsvalue.Object, int) {
 	if f, ok := id.(float64); ok && f != f {
 		return nil, -1 // NaN is not === to itself
 	}
-	if i, ok := v.indexed().msgs[idKey(id)]; ok {
+	if i, ok := v.indexed().msgs.get(idKey(id)); ok {
 		return v.msgs[i], i
 	}
 	return nil, -1
@@ -434,11 +466,11 @@ func (v *View) findCall(id any, assistantOnly bool) (*jsvalue.Object, int, *jsva
 		return nil, -1, nil
 	}
 	ix := v.indexed()
-	refs := ix.calls
+	refs := &ix.calls
 	if assistantOnly {
-		refs = ix.assistants
+		refs = &ix.assistants
 	}
-	if r, ok := refs[idKey(id)]; ok {
+	if r, ok := refs.get(idKey(id)); ok {
 		return v.msgs[r.at], r.at, r.call
 	}
 	return nil, -1, nil
@@ -529,9 +561,11 @@ func (v *View) apply(e Event) error {
 				return err
 			}
 			delta := jsvalue.ToString(viewField(e, "delta"))
-			joined := jsvalue.Concat(jsvalue.ToString(args), delta)
+			var joined string
 			if fo, ok := fn.(*jsvalue.Object); ok {
 				joined = v.appendText(fo, jsvalue.ToString(args), delta)
+			} else {
+				joined = jsvalue.Concat(jsvalue.ToString(args), delta)
 			}
 			if err := jsvalue.Set(fn, "arguments", joined); err != nil {
 				return err
@@ -650,7 +684,7 @@ func (v *View) toolCallStart(e Event) {
 				break
 			}
 		}
-	} else if _, ok := ix.msgs[idKey(target.Get("id"))]; ok {
+	} else if _, ok := ix.msgs.get(idKey(target.Get("id"))); ok {
 		created = false
 	}
 	if sub := viewField(e, "subagentRunId"); created && !jsvalue.Nullish(sub) && isUndefined(target.Get("subagentRunId")) {

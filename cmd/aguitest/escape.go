@@ -60,6 +60,9 @@ func term(s string) string {
 	return b.String()
 }
 
+// appendEscaped writes s to b with its control characters escaped (line
+// feeds and tabs kept when keepLines is set) and bytes that are not UTF-8
+// as \xNN.
 func appendEscaped(b *strings.Builder, s string, keepLines bool) {
 	for i := 0; i < len(s); {
 		r, n := utf8.DecodeRuneInString(s[i:])
@@ -100,12 +103,39 @@ func (s *safeWriter) Write(p []byte) (int, error) {
 		s.pending = append([]byte(nil), data[len(data)-cut:]...)
 		data = data[:len(data)-cut]
 	}
+	if plain(data) {
+		if _, err := s.w.Write(data); err != nil {
+			return 0, err
+		}
+		return len(p), nil
+	}
 	var b strings.Builder
 	appendEscaped(&b, string(data), true)
 	if _, err := io.WriteString(s.w, b.String()); err != nil {
 		return 0, err
 	}
 	return len(p), nil
+}
+
+// plain reports whether appendEscaped keeps b as it is (line feeds and
+// tabs kept): most output is, and is written without a copy.
+func plain(b []byte) bool {
+	for i := 0; i < len(b); {
+		c := b[i]
+		if c < utf8.RuneSelf {
+			if (c < 0x20 && c != '\n' && c != '\t') || c == 0x7f {
+				return false
+			}
+			i++
+			continue
+		}
+		r, n := utf8.DecodeRune(b[i:])
+		if r == utf8.RuneError && n == 1 || escapeRune(r, true) != "" {
+			return false
+		}
+		i += n
+	}
+	return true
 }
 
 // incompleteTail returns the length of a UTF-8 sequence begun but not

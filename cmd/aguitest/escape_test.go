@@ -127,3 +127,23 @@ func TestSafeWriterSplitRunes(t *testing.T) {
 		t.Errorf("got %q, want %q", got, want)
 	}
 }
+
+// The safe writer's fast path writes as they are only bytes its escaping
+// keeps as they are, and takes all of those.
+func TestSafeWriterPlainIsKept(t *testing.T) {
+	var ins []string
+	for c := range 256 {
+		ins = append(ins, string([]byte{'a', byte(c), 'b'}))
+	}
+	for r := rune(0x80); r < 0x3000; r++ {
+		ins = append(ins, "x"+string(r))
+	}
+	ins = append(ins, "\uFFFD", "┆ parallel", "🙂", "\xe2\x94", "a\xf0\x9f\x99")
+	for _, in := range ins {
+		var b strings.Builder
+		appendEscaped(&b, in, true)
+		if kept := b.String() == in; plain([]byte(in)) != kept {
+			t.Errorf("%q: plain is %v, but the escaping gives %q", in, plain([]byte(in)), b.String())
+		}
+	}
+}

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"encoding/json"
 	"flag"
 	"fmt"
@@ -10,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/aguitest/aguitest/agui"
 )
@@ -166,6 +168,7 @@ type transcript struct {
 	pal  palette
 	page *htmlBudget
 	name string
+	buf  bytes.Buffer
 }
 
 func (t *transcript) begin(name, format string) {
@@ -197,12 +200,20 @@ func (t *transcript) flush(b *runBuilder, final bool) {
 	} else if len(lines) > 0 {
 		fmt.Fprintf(t.w, "  %s\n", t.pal.dim(term("(run "+orNone(b.id)+", continued)")))
 	}
+	// The lines go out in one write: a long run flushes thousands.
+	t.buf.Reset()
 	for _, l := range lines {
 		text := term(l.text)
 		if l.bad {
 			text = t.pal.red(text)
 		}
-		fmt.Fprintf(t.w, "  %s%s\n", t.pal.dim(l.prefix), text)
+		t.buf.WriteString("  ")
+		t.buf.WriteString(t.pal.dim(l.prefix))
+		t.buf.WriteString(text)
+		t.buf.WriteByte('\n')
+	}
+	if t.buf.Len() > 0 {
+		t.w.Write(t.buf.Bytes())
 	}
 }
 
@@ -263,7 +274,7 @@ func (b *runBuilder) render(file string) []printed {
 	for _, l := range b.lines {
 		prefix := "      "
 		if !l.end {
-			prefix = fmt.Sprintf("#%-4d ", l.ref.index+1)
+			prefix = eventNumber(l.ref.index + 1)
 			if b.timed {
 				prefix += fmt.Sprintf("%9s ", "+"+fmtOffset(l.ref.at))
 			}
@@ -281,6 +292,18 @@ func (b *runBuilder) render(file string) []printed {
 	}
 	b.lines = b.lines[:0]
 	return out
+}
+
+// eventNumber is a transcript line's prefix: "#N", padded to five
+// characters, and a space (fmt's "#%-4d ").
+func eventNumber(n int) string {
+	var b [24]byte
+	out := append(b[:0], '#')
+	out = strconv.AppendInt(out, int64(n), 10)
+	for len(out) < 5 {
+		out = append(out, ' ')
+	}
+	return string(append(out, ' '))
 }
 
 // markParallel groups the calls whose START..END spans overlap.
@@ -325,11 +348,26 @@ func stringField(e agui.Event, name string) string {
 	if !ok {
 		return ""
 	}
+	if n := len(raw); n >= 2 && raw[0] == '"' && raw[n-1] == '"' && plainString(raw[1:n-1]) {
+		return string(raw[1 : n-1])
+	}
 	var s string
 	if json.Unmarshal(raw, &s) == nil {
 		return s
 	}
 	return compactJSON(raw)
+}
+
+// plainString reports whether b is the inside of a JSON string that
+// decodes to itself: valid UTF-8 with no escape, quote or control
+// character.
+func plainString(b []byte) bool {
+	for _, c := range b {
+		if c < 0x20 || c == '"' || c == '\\' {
+			return false
+		}
+	}
+	return utf8.Valid(b)
 }
 
 // laneLines are the lines of a lane: its text or arguments as the client
@@ -370,7 +408,7 @@ func laneLines(l *lane, c *heldRun, shownGroup map[string]bool) []tline {
 		if m, ok := c.owner(l.id); ok {
 			notes = append(notes, "in "+m)
 		}
-		out = append(out, tline{text: fmt.Sprintf("%scall %s %s %s  [%s]", mark, l.id, l.name, clip(shown, 300), strings.Join(notes, ", ")), bad: l.end < 0})
+		out = append(out, tline{text: mark + "call " + l.id + " " + l.name + " " + clip(shown, 300) + "  [" + strings.Join(notes, ", ") + "]", bad: l.end < 0})
 	default:
 		text := l.text.String()
 		if t, ok := c.content(l.id); ok {
@@ -383,7 +421,7 @@ func laneLines(l *lane, c *heldRun, shownGroup map[string]bool) []tline {
 		if l.kind == "reasoning" {
 			head = "reasoning " + l.id
 		}
-		out = append(out, tline{text: fmt.Sprintf("%s: %s  [%s]", head, clip(strconv.Quote(clip(text, 1024)), 300), strings.Join(notes, ", ")), bad: l.end < 0})
+		out = append(out, tline{text: head + ": " + clip(strconv.Quote(clip(text, 1024)), 300) + "  [" + strings.Join(notes, ", ") + "]", bad: l.end < 0})
 	}
 	return out
 }

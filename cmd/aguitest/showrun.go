@@ -55,7 +55,14 @@ type lane struct {
 	content   string
 	parallel  []string // the calls streamed at the same time, itself included
 	printed   bool     // its transcript line was printed
+	open      bool     // a START..END of it is open
 }
+
+// laneKey is what a run keeps its lanes under: kind and id.
+type laneKey struct{ kind, id string }
+
+// String is the key of the lane's row on the page.
+func (k laneKey) String() string { return k.kind + "\x00" + k.id }
 
 // laneSpan is one START..END of a lane; end is -1 while open.
 type laneSpan struct {
@@ -104,9 +111,8 @@ type runBuilder struct {
 	started       bool
 
 	lanes   []*lane
-	printed int              // lanes[:printed] are printed
-	all     map[string]*lane // by kind and id
-	open    map[string]bool
+	printed int               // lanes[:printed] are printed
+	all     map[laneKey]*lane // the last lane of each kind and id
 	calls   map[string]*lane
 
 	lines      []tline // waiting to be printed
@@ -125,7 +131,7 @@ type runBuilder struct {
 }
 
 func newRunBuilder(timed bool, in *agui.RunAgentInput) *runBuilder {
-	b := &runBuilder{timed: timed, all: map[string]*lane{}, open: map[string]bool{}, calls: map[string]*lane{}}
+	b := &runBuilder{timed: timed, all: map[laneKey]*lane{}, calls: map[string]*lane{}}
 	if in != nil {
 		b.view = agui.NewView(*in)
 	} else {
@@ -168,15 +174,16 @@ func (b *runBuilder) event(e agui.Event, ref evRef) {
 	t := e.Type()
 	switch t {
 	case agui.TextMessageStart, agui.ReasoningMessageStart, agui.ToolCallStart:
-		kind, id, key := laneOf(e)
+		key := laneOf(e)
+		kind, id := key.kind, key.id
 		name := e.Role()
 		if kind == "call" {
 			name = e.ToolCallName()
 		}
-		if b.open[key] {
+		l := b.all[key]
+		if l != nil && l.open {
 			return // a START for what is open: its violation shows it
 		}
-		l := b.all[key]
 		if l == nil || kind == "call" {
 			// A call started again is a call of its own to read.
 			l = &lane{kind: kind, id: id, name: name, start: i, end: -1, ref: ref, result: -1}
@@ -192,36 +199,35 @@ func (b *runBuilder) event(e agui.Event, ref evRef) {
 		}
 		l.end = -1
 		l.spans = append(l.spans, laneSpan{start: i, end: -1, startRef: ref})
-		b.open[key] = true
+		l.open = true
 	case agui.TextMessageContent, agui.ReasoningMessageContent, agui.ToolCallArgs:
-		_, _, key := laneOf(e)
-		if !b.open[key] {
+		l := b.all[laneOf(e)]
+		if l == nil || !l.open {
 			b.htmlRunEvent(i, ref, e, true)
 			return
 		}
-		l := b.all[key]
 		l.ticks++
 		l.keep(e.Delta())
 		if b.html != nil {
 			b.html.tick(l, b.pos(ref), fmt.Sprintf("#%d %q", ref.index+1, clip(e.Delta(), 200)))
 		}
 	case agui.TextMessageEnd, agui.ReasoningMessageEnd, agui.ToolCallEnd:
-		_, _, key := laneOf(e)
-		if !b.open[key] {
+		l := b.all[laneOf(e)]
+		if l == nil || !l.open {
 			b.htmlRunEvent(i, ref, e, false)
 			return
 		}
-		l := b.all[key]
 		l.end = i
 		l.spans[len(l.spans)-1].end, l.spans[len(l.spans)-1].endRef = i, ref
-		delete(b.open, key)
+		l.open = false
 	case agui.ToolCallResult:
 		name := ""
+		content := stringField(e, "content")
 		if l, ok := b.calls[e.ToolCallID()]; ok {
 			name = " (" + l.name + ")"
 			if l.result < 0 {
 				l.result, l.resultRef = i, ref
-				l.content = clip(stringField(e, "content"), 400)
+				l.content = clip(content, 400)
 				if b.html != nil {
 					b.html.result(l, b.pos(ref), fmt.Sprintf("#%d result: %s", ref.index+1, l.content))
 				}
@@ -229,7 +235,7 @@ func (b *runBuilder) event(e agui.Event, ref evRef) {
 		} else {
 			b.htmlRunEvent(i, ref, e, false)
 		}
-		b.line1(i, ref, fmt.Sprintf("result %s%s: %s", e.ToolCallID(), name, clip(stringField(e, "content"), 200)), false)
+		b.line1(i, ref, "result "+e.ToolCallID()+name+": "+clip(content, 200), false)
 	default:
 		b.htmlRunEvent(i, ref, e, false)
 		for _, s := range eventLines(e) {
@@ -320,9 +326,9 @@ func (b *runBuilder) violation(v agui.Violation, file string, ref evRef, end boo
 	b.lines = append(b.lines, tline{pos: b.seq - 1, ref: ref, text: fmt.Sprintf("! %s: %s", where, violationText(v)), bad: true, end: end})
 	if b.html != nil {
 		row := ""
-		for _, key := range []string{"call\x00" + v.ToolCallID, "message\x00" + v.MessageID, "reasoning\x00" + v.MessageID} {
-			if _, ok := b.all[key]; ok && key[len(key)-1] != 0 {
-				row = key
+		for _, key := range []laneKey{{"call", v.ToolCallID}, {"message", v.MessageID}, {"reasoning", v.MessageID}} {
+			if _, ok := b.all[key]; ok && key.id != "" {
+				row = key.String()
 				break
 			}
 		}
@@ -349,7 +355,7 @@ func (b *runBuilder) client(e agui.Event, expanded []agui.Event) {
 		default:
 			continue
 		}
-		if _, _, key := laneOf(x); b.all[key] != nil && !b.all[key].whole() {
+		if l := b.all[laneOf(x)]; l != nil && !l.whole() {
 			over = true
 		}
 	}
@@ -378,16 +384,14 @@ func withoutDelta(e agui.Event) agui.Event {
 }
 
 // laneOf returns the lane an event of a text message, reasoning message or
-// tool call belongs to: its kind ("message", "reasoning" or "call"), its
-// id, and the key lanes are kept under.
-func laneOf(e agui.Event) (kind, id, key string) {
+// tool call belongs to: its kind ("message", "reasoning" or "call") and
+// its id.
+func laneOf(e agui.Event) laneKey {
 	switch e.Type() {
 	case agui.ReasoningMessageStart, agui.ReasoningMessageContent, agui.ReasoningMessageEnd:
-		kind, id = "reasoning", e.MessageID()
+		return laneKey{"reasoning", e.MessageID()}
 	case agui.ToolCallStart, agui.ToolCallArgs, agui.ToolCallEnd:
-		kind, id = "call", e.ToolCallID()
-	default:
-		kind, id = "message", e.MessageID()
+		return laneKey{"call", e.ToolCallID()}
 	}
-	return kind, id, kind + "\x00" + id
+	return laneKey{"message", e.MessageID()}
 }

@@ -93,14 +93,14 @@ func (s *shower) finish(b *runBuilder) {
 // response, the runs cut before each RUN_STARTED that follows other
 // events. Each run's lanes show what the client holds after that run.
 func (s *shower) stream(in io.Reader, head string) error {
-	r := agui.NewReader(in, s.name)
+	// Blocks of the input are parsed on every core; events come in
+	// stream order, as one Reader gives them.
+	r := agui.NewParallelReader(in, s.name, 0)
+	defer r.Close()
+	// v also finds where the client stops: at the first violation its
+	// Reference verifier would raise (Violation.Stops), which a Strict
+	// verifier reports too.
 	v := agui.NewVerifier(agui.Options{Profile: s.profile.Profile, Client: s.profile.Client})
-	// ref finds where the client stops: at its first violation under
-	// Reference. Under --profile reference, v is that verifier already.
-	var ref *agui.Verifier
-	if s.profile.Profile != agui.Reference {
-		ref = agui.NewVerifier(agui.Options{Profile: agui.Reference, Client: s.profile.Client})
-	}
 	clientStopped := false
 	var x agui.Expander
 	var cur *runBuilder
@@ -144,11 +144,7 @@ func (s *shower) stream(in io.Reader, head string) error {
 		}
 		cur.raw++
 		if !clientStopped {
-			refVs := vs
-			if ref != nil {
-				refVs = ref.Push(e)
-			}
-			if len(refVs) > 0 {
+			if stops(vs, s.profile.Client) {
 				clientStopped = true
 				cur.stopped = true
 			} else {
@@ -177,7 +173,17 @@ func (s *shower) stream(in io.Reader, head string) error {
 	return nil
 }
 
-// recordedRun is a run of a recording in progress.
+// stops reports whether client c stops at one of vs.
+func stops(vs []agui.Violation, c agui.Client) bool {
+	for _, vi := range vs {
+		if vi.Stops(c) {
+			return true
+		}
+	}
+	return false
+}
+
+// recordedShow is a run of a recording in progress.
 type recordedShow struct {
 	b        *runBuilder
 	v        *agui.Verifier

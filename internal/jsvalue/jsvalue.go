@@ -45,25 +45,62 @@ type Function string
 // Object is a plain JavaScript object.
 type Object struct {
 	keys []string // insertion order
-	vals map[string]any
+	vals []any    // vals[i] is the value of keys[i]
+	// idx indexes the keys of an object of more than smallObject keys; a
+	// smaller one is searched, which costs less than a map for the few
+	// keys of a message or a call.
+	idx map[string]int
+}
+
+// smallObject is the most keys an object holds without an index.
+const smallObject = 8
+
+// find returns the position of key k, or -1.
+func (o *Object) find(k string) int {
+	if o.idx != nil {
+		if i, ok := o.idx[k]; ok {
+			return i
+		}
+		return -1
+	}
+	for i, x := range o.keys {
+		if x == k {
+			return i
+		}
+	}
+	return -1
+}
+
+// reindex builds the index of keys once the object needs one.
+func (o *Object) reindex() {
+	if len(o.keys) <= smallObject {
+		o.idx = nil
+		return
+	}
+	o.idx = make(map[string]int, len(o.keys))
+	for i, k := range o.keys {
+		o.idx[k] = i
+	}
 }
 
 // Array is a JavaScript array; holes read as undefined.
 type Array struct{ Elems []any }
 
 // NewObject returns an empty object.
-func NewObject() *Object { return &Object{vals: map[string]any{}} }
+func NewObject() *Object { return &Object{} }
 
 // Own returns the value of an own property.
 func (o *Object) Own(k string) (any, bool) {
-	v, ok := o.vals[k]
-	return v, ok
+	if i := o.find(k); i >= 0 {
+		return o.vals[i], true
+	}
+	return nil, false
 }
 
 // Get returns an own property's value, or undefined.
 func (o *Object) Get(k string) any {
-	if v, ok := o.vals[k]; ok {
-		return v
+	if i := o.find(k); i >= 0 {
+		return o.vals[i]
 	}
 	return Undef
 }
@@ -71,10 +108,18 @@ func (o *Object) Get(k string) any {
 // Set assigns a property: a new key goes last, an existing one keeps its
 // place.
 func (o *Object) Set(k string, v any) {
-	if _, ok := o.vals[k]; !ok {
-		o.keys = append(o.keys, k)
+	if i := o.find(k); i >= 0 {
+		o.vals[i] = v
+		return
 	}
-	o.vals[k] = v
+	o.keys = append(o.keys, k)
+	o.vals = append(o.vals, v)
+	switch {
+	case o.idx != nil:
+		o.idx[k] = len(o.keys) - 1
+	case len(o.keys) > smallObject:
+		o.reindex()
+	}
 }
 
 // Len returns the number of own properties.
@@ -82,11 +127,15 @@ func (o *Object) Len() int { return len(o.keys) }
 
 // Del deletes an own property.
 func (o *Object) Del(k string) {
-	if _, ok := o.vals[k]; !ok {
+	i := o.find(k)
+	if i < 0 {
 		return
 	}
-	delete(o.vals, k)
-	o.keys = slices.DeleteFunc(o.keys, func(x string) bool { return x == k })
+	o.keys = slices.Delete(o.keys, i, i+1)
+	o.vals = slices.Delete(o.vals, i, i+1)
+	if o.idx != nil {
+		o.reindex()
+	}
 }
 
 // Keys returns the keys in JavaScript's property order: array-index
@@ -117,9 +166,9 @@ func (o *Object) Keys() []string {
 
 // Spread returns {...o}: a new object with o's own keys, values shared.
 func (o *Object) Spread() *Object {
-	c := &Object{keys: make([]string, 0, len(o.keys)), vals: make(map[string]any, len(o.vals))}
+	c := &Object{keys: make([]string, 0, len(o.keys)), vals: make([]any, 0, len(o.vals))}
 	for _, k := range o.Keys() {
-		c.Set(k, o.vals[k])
+		c.Set(k, o.Get(k))
 	}
 	return c
 }
@@ -131,7 +180,7 @@ func SpreadInto(o *Object, v any) {
 	switch x := v.(type) {
 	case *Object:
 		for _, k := range x.Keys() {
-			o.Set(k, x.vals[k])
+			o.Set(k, x.Get(k))
 		}
 	case *Array:
 		for i, e := range x.Elems {
@@ -340,7 +389,7 @@ func AppendJSON(b []byte, v any) ([]byte, bool) {
 		b = append(b, '{')
 		first := true
 		for _, k := range x.Keys() {
-			val := x.vals[k]
+			val := x.Get(k)
 			if !jsonable(val) {
 				continue
 			}
@@ -404,15 +453,16 @@ func cloneWith(v any, memo map[any]any) (any, error) {
 		if c, ok := memo[x]; ok {
 			return c, nil
 		}
-		c := &Object{keys: slices.Clone(x.keys), vals: make(map[string]any, len(x.vals))}
+		c := &Object{keys: slices.Clone(x.keys), vals: make([]any, len(x.vals))}
 		memo[x] = c
-		for k, e := range x.vals {
+		for i, e := range x.vals {
 			ce, err := cloneWith(e, memo)
 			if err != nil {
 				return nil, err
 			}
-			c.vals[k] = ce
+			c.vals[i] = ce
 		}
+		c.reindex()
 		return c, nil
 	case *Array:
 		if c, ok := memo[x]; ok {
@@ -448,7 +498,7 @@ func JSONClone(v any) any {
 	case *Object:
 		c := NewObject()
 		for _, k := range x.Keys() {
-			if e := x.vals[k]; jsonable(e) {
+			if e := x.Get(k); jsonable(e) {
 				c.Set(k, JSONClone(e))
 			}
 		}
@@ -474,9 +524,7 @@ func HasCycle(v any) bool {
 		var kids []any
 		switch x := v.(type) {
 		case *Object:
-			for _, k := range x.keys {
-				kids = append(kids, x.vals[k])
-			}
+			kids = x.vals
 		case *Array:
 			kids = x.Elems
 		default:
@@ -606,7 +654,7 @@ func Get(v any, key string) (any, error) {
 	case nil, Undefined:
 		return nil, &TypeError{fmt.Sprintf("Cannot read properties of %s (reading '%s')", jsTypeName(v), WellFormed(key))}
 	case *Object:
-		if e, ok := x.vals[key]; ok {
+		if e, ok := x.Own(key); ok {
 			return e, nil
 		}
 		return inherited(nil), nil
@@ -780,8 +828,8 @@ func SameJSON(a, b any) bool {
 			return false
 		}
 		n := 0
-		for _, k := range x.keys {
-			v := x.vals[k]
+		for i, k := range x.keys {
+			v := x.vals[i]
 			if _, undef := v.(Undefined); undef {
 				continue
 			}
