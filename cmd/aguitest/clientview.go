@@ -235,7 +235,9 @@ func streamMessages(name string, stdin io.Reader, w io.Writer, client agui.Clien
 	if recorder.IsRecording(head) {
 		return streamRecordingMessages(display, br, w, client)
 	}
-	r := agui.NewReader(br, display)
+	// Blocks of the input are parsed on every core.
+	r := agui.NewParallelReader(br, display, 0)
+	defer r.Close()
 	a := &assembler{client: client}
 	var x agui.Expander
 	// The runs are cut before each RUN_STARTED that follows other

@@ -124,6 +124,7 @@ type runBuilder struct {
 	// pipeline stops at its verifier's first rejection (stopped), and the
 	// view then holds what it held.
 	view    *agui.View
+	feed    *viewFeed // applies events to view; sync before reading view
 	stopped bool
 
 	html       *htmlRunBuilder // nil when the page leaves the run out
@@ -137,6 +138,7 @@ func newRunBuilder(timed bool, in *agui.RunAgentInput) *runBuilder {
 	} else {
 		b.view = agui.NewView(agui.RunAgentInput{})
 	}
+	b.feed = newViewFeed(b.view)
 	return b
 }
 
@@ -367,9 +369,7 @@ func (b *runBuilder) client(e agui.Event, expanded []agui.Event) {
 			e = withoutDelta(e)
 		}
 	}
-	if b.view.Apply(e) != nil {
-		b.stopped = true // the client's pipeline stopped: it holds what it held
-	}
+	b.feed.apply(e) // where the view fails, the client stops: it holds what it held
 }
 
 // withoutDelta returns e without its "delta" member.

@@ -76,6 +76,7 @@ func (s *shower) newRun(timed bool, in *agui.RunAgentInput) *runBuilder {
 // pending flushes a run whose lines pile up.
 func (s *shower) pending(b *runBuilder) {
 	if len(b.lines) > maxPending {
+		b.feed.sync() // the lines show what the view holds
 		s.sink.flush(b, false)
 		b.continued = true
 	}
@@ -83,6 +84,7 @@ func (s *shower) pending(b *runBuilder) {
 
 func (s *shower) finish(b *runBuilder) {
 	s.viols += b.violations
+	b.feed.close()
 	s.sink.flush(b, true)
 	if s.budget != nil && b.html != nil {
 		s.budget.done(b)
