@@ -32,7 +32,7 @@ func runHTTPAgentOf(t testing.TB, c Client, cases []httpCase) []httpAgentResult 
 func TestClientConformance0059(t *testing.T) {
 	n := 5000
 	if testing.Short() {
-		n = 500
+		n = 200
 	}
 	seed := uint64(clientSeed)
 	if s := os.Getenv("AGUI_CLIENT_SEED"); s != "" {

@@ -197,7 +197,7 @@ func TestClientConformance(t *testing.T) {
 	dir := needOracle(t)
 	n := 5000
 	if testing.Short() {
-		n = 500
+		n = 200
 	}
 	seed := uint64(clientSeed)
 	if s := os.Getenv("AGUI_CLIENT_SEED"); s != "" {

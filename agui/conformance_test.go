@@ -92,7 +92,7 @@ func TestConformanceWithReference(t *testing.T) {
 	dir := needOracle(t)
 	n := 6000
 	if testing.Short() {
-		n = 1500
+		n = 600
 	}
 	streams := make([][]byte, n)
 	for i := range streams {

@@ -62,7 +62,7 @@ func TestProtoAgainstReference(t *testing.T) {
 	dir := needOracle(t)
 	n := 1200
 	if testing.Short() {
-		n = 300
+		n = 120
 	}
 	streams := protoCorpus(n)
 	var (
@@ -422,7 +422,7 @@ func TestClientConformanceProto(t *testing.T) {
 	dir := needOracle(t)
 	n := 1000
 	if testing.Short() {
-		n = 200
+		n = 80
 	}
 	ct := MediaTypeProto
 	bodies := make([][]byte, n)

@@ -53,7 +53,7 @@ func checkStops(t *testing.T, name string, evs []Event) {
 func TestViolationStopsAsReference(t *testing.T) {
 	n := 4000
 	if testing.Short() {
-		n = 1000
+		n = 400
 	}
 	stopped := map[Client]int{}
 	for i := range n {

@@ -649,13 +649,13 @@ func viewOf(t testing.TB, c viewCase, body []byte) (*View, error) {
 }
 
 // TestViewMatchesHTTPAgent is the differential test: 100% agreement on
-// every response the reference accepts, and at least 2,000 of them (500
-// under -short, a quarter of the conversations).
+// every response the reference accepts, and at least 2,000 of them (200
+// under -short, a tenth of the conversations).
 func TestViewMatchesHTTPAgent(t *testing.T) {
 	dir := needOracle(t)
 	n, least := 2600, 2000
 	if testing.Short() {
-		n, least = 650, 500
+		n, least = 260, 200
 	}
 	convs := make([]viewCase, n)
 	cases := make([]httpCase, n)

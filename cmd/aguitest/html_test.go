@@ -62,6 +62,9 @@ func TestHTMLPage(t *testing.T) {
 // browser test skips, except in CI (CI set), where .ci/run installs it.
 func chromium(t *testing.T) string {
 	t.Helper()
+	if testing.Short() {
+		t.Skip("-short: the pages are rendered in a browser by the full run")
+	}
 	for _, name := range []string{"chromium", "chromium-browser", "google-chrome", "google-chrome-stable"} {
 		if p, err := exec.LookPath(name); err == nil {
 			return p

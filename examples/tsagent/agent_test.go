@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"os/exec"
 	"path/filepath"
+	"sync"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -15,16 +16,19 @@ import (
 	"github.com/aguitest/aguitest/scripted"
 )
 
-// build compiles server.ts, or skips when Node or the npm packages are
-// missing (a failure under CI).
+// build compiles server.ts, once for the tests of the binary, or skips
+// when Node or the npm packages are missing (a failure under CI).
 func build(t *testing.T) {
 	t.Helper()
 	oracle.Need(t, ".", "typescript", "the TypeScript agent")
-	out, err := exec.Command("node", filepath.Join("node_modules", "typescript", "bin", "tsc"), "-p", ".").CombinedOutput()
-	if err != nil {
+	if out, err := compile(); err != nil {
 		t.Fatalf("tsc: %v\n%s", err, out)
 	}
 }
+
+var compile = sync.OnceValues(func() ([]byte, error) {
+	return exec.Command("node", filepath.Join("node_modules", "typescript", "bin", "tsc"), "-p", ".").CombinedOutput()
+})
 
 var weatherTool = harness.Tool{
 	Name:        "get_weather",
