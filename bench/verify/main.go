@@ -1,14 +1,17 @@
 // Command verify-bench runs aguitest's verifier and the reference client
-// (@ag-ui/client 1.0.0 under Node) on the same stream of a million events
-// in one run, and prints both throughputs and their ratios: in process
-// (parse + verify, verify alone), and as whole processes from start to exit
-// next to cat of the same file (-process). With -big SIZE it also writes an
-// SSE file and a recording of about SIZE bytes and times aguitest verify
-// and cat on them, with peak memory.
+// (@ag-ui/client 1.0.0 under Node) on the same streams of a million
+// events, in two shapes: many short runs, and one long run
+// (internal/longrun: the run a long agent session produces, whose ids the
+// client holds to its end). For each it prints both throughputs and their
+// ratios: in process (parse + verify, verify alone), and as whole
+// processes from start to exit next to cat of the same file (-process).
+// With -big SIZE it also writes an SSE file and a recording of about SIZE
+// bytes of the short runs and times aguitest verify and cat on them, with
+// peak memory.
 //
 // Usage (from the repository root, after npm ci --prefix internal/oracle):
 //
-//	go run ./bench/verify [-events 1000000] [-process -rounds 5] [-big 1e9]
+//	go run ./bench/verify [-events 1000000] [-shape short,long] [-process -rounds 5] [-big 1e9]
 package main
 
 import (
@@ -23,9 +26,11 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/aguitest/aguitest/agui"
+	"github.com/aguitest/aguitest/internal/longrun"
 )
 
 func main() {
@@ -35,6 +40,7 @@ func main() {
 	rounds := flag.Int("rounds", 5, "rounds of the process comparison")
 	big := flag.Float64("big", 0, "also time an SSE file and a recording of about this many bytes")
 	keep := flag.String("keep", "", "write the files into this directory and keep them (to profile or rerun)")
+	shapes := flag.String("shape", "short,long", "the streams' shapes, comma separated: short (many short runs), long (one run)")
 	flag.Parse()
 
 	dir := *keep
@@ -48,18 +54,48 @@ func main() {
 	} else if err := os.MkdirAll(dir, 0o755); err != nil {
 		log.Fatal(err)
 	}
-	file := filepath.Join(dir, "stream.jsonl")
-	size, count, err := writeStream(file, *n)
-	if err != nil {
-		log.Fatal(err)
+	type stream struct {
+		file  string
+		count int
 	}
-	fmt.Printf("stream: %d events, %.1f MB, %d-event runs (text, 3 interleaved parallel calls, results, a step, state)\n",
-		count, float64(size)/1e6, len(run(0)))
+	var streams []stream
+	var file string // the short runs, for -big
+	for _, shape := range strings.Split(*shapes, ",") {
+		var st stream
+		switch strings.TrimSpace(shape) {
+		case "short":
+			st.file = filepath.Join(dir, "stream.jsonl")
+			size, count, err := writeStream(st.file, *n)
+			if err != nil {
+				log.Fatal(err)
+			}
+			st.count, file = count, st.file
+			fmt.Printf("short runs: %d events, %.1f MB, %d-event runs (text, 3 interleaved parallel calls, results, a step, state)\n",
+				count, float64(size)/1e6, len(run(0)))
+		case "long":
+			st.file = filepath.Join(dir, "longrun.jsonl")
+			size, count, err := writeLongRun(st.file, *n)
+			if err != nil {
+				log.Fatal(err)
+			}
+			st.count = count
+			fmt.Printf("one long run: %d events, %.1f MB (internal/longrun: steps of a text message, 3 interleaved parallel calls, their results and a state delta)\n",
+				count, float64(size)/1e6)
+		default:
+			log.Fatalf("-shape: unknown shape %q (short or long)", shape)
+		}
+		streams = append(streams, st)
+	}
+	if *big > 0 && file == "" {
+		log.Fatal("-big writes the short runs: give -shape short")
+	}
 	if *process || *big > 0 {
 		bin := buildCommand(dir)
 		if *process {
-			fmt.Printf("\nJSON Lines, %d rounds:\n", *rounds)
-			compareProcesses(bin, file, *oracle, *rounds, true)
+			for _, st := range streams {
+				fmt.Printf("\n%s, JSON Lines, %d rounds:\n", filepath.Base(st.file), *rounds)
+				compareProcesses(bin, st.file, *oracle, *rounds, true)
+			}
 		}
 		if *big > 0 {
 			for _, kind := range []string{"sse", "recording"} {
@@ -82,6 +118,15 @@ func main() {
 		return
 	}
 
+	for _, st := range streams {
+		fmt.Printf("\n%s, in process:\n", filepath.Base(st.file))
+		inProcess(st.file, st.count, *oracle)
+	}
+}
+
+// inProcess times our parse and verify, and verify alone, against the
+// reference client's (node bench.mjs) on file, and prints the ratios.
+func inProcess(file string, count int, oracle string) {
 	// ours: parse and verify, streaming from the file
 	start := time.Now()
 	f, err := os.Open(file)
@@ -126,7 +171,7 @@ func main() {
 	}
 
 	cmd := exec.Command("node", "bench.mjs", file)
-	cmd.Dir = *oracle
+	cmd.Dir = oracle
 	cmd.Stderr = os.Stderr
 	out, err := cmd.Output()
 	if err != nil {
@@ -149,6 +194,26 @@ func main() {
 	fmt.Printf("%-22s %14s %14s %7s\n", "", "aguitest", "@ag-ui/client", "ratio")
 	fmt.Printf("%-22s %11.0f /s %11.0f /s %6.1fx\n", "parse + verify", rate(ourAll.Seconds()), rate(ref.ParseAndVerifySeconds), ref.ParseAndVerifySeconds/ourAll.Seconds())
 	fmt.Printf("%-22s %11.0f /s %11.0f /s %6.1fx\n", "verify, best of 3", rate(ourVerify.Seconds()), rate(ref.VerifySeconds), ref.VerifySeconds/ourVerify.Seconds())
+}
+
+// writeLongRun writes one run of about n events (internal/longrun).
+func writeLongRun(path string, n int) (int64, int, error) {
+	f, err := os.Create(path)
+	if err != nil {
+		return 0, 0, err
+	}
+	count, err := longrun.Write(f, n)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return 0, 0, err
+	}
+	st, err := os.Stat(path)
+	if err != nil {
+		return 0, 0, err
+	}
+	return st.Size(), count, nil
 }
 
 func writeStream(path string, n int) (int64, int, error) {
