@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 
 	"github.com/aguitest/aguitest/agui"
 	"github.com/aguitest/aguitest/recorder"
@@ -94,18 +95,156 @@ func (s *shower) finish(b *runBuilder) {
 // stream shows a stream: one verifier and one client for the whole
 // response, the runs cut before each RUN_STARTED that follows other
 // events. Each run's lanes show what the client holds after that run.
+// The stream is read and verified on a goroutine of its own (readStream),
+// while this one builds the runs and prints them, and each run's view is
+// built on another (viewFeed).
 func (s *shower) stream(in io.Reader, head string) error {
+	items := make(chan *itemBatch, 4)
+	free := make(chan *itemBatch, 6)
+	go readStream(in, s.name, s.profile, items, free)
+	clientStopped := false
+	var cur *runBuilder
+	for batch := range items {
+		for i := range batch.items {
+			it := &batch.items[i]
+			switch it.kind {
+			case itemBegin:
+				s.sink.begin(s.name, it.text)
+			case itemProblem:
+				s.sink.problem(it.text)
+			case itemErr:
+				if cur != nil {
+					cur.feed.close()
+				}
+				return it.err
+			case itemEnd:
+				s.events = it.ref.index
+				if it.text == "" {
+					if cur != nil {
+						cur.feed.close()
+					}
+					return fmt.Errorf("%s: no events: %s", s.name, head)
+				}
+				if it.begin {
+					s.sink.begin(s.name, it.text)
+				}
+				if cur == nil {
+					cur = s.newRun(false, nil)
+				}
+				for _, vi := range it.vs {
+					cur.violation(vi, s.name, cur.last, true)
+				}
+				s.finish(cur)
+				s.sink.end(s.events, s.runs, s.viols)
+				return nil
+			case itemEvent:
+				out := batch.events[it.out0:it.out1]
+				for _, ex := range out {
+					if cur == nil || ex.Type() == agui.RunStarted && cur.seq > 0 {
+						if cur != nil {
+							s.finish(cur)
+						}
+						cur = s.newRun(false, nil)
+						cur.stopped = clientStopped
+					}
+					cur.event(ex, it.ref)
+				}
+				if cur == nil {
+					cur = s.newRun(false, nil)
+				}
+				cur.raw++
+				if !clientStopped {
+					if it.stops {
+						clientStopped = true
+						cur.stopped = true
+					} else {
+						cur.client(it.e, out)
+					}
+				}
+				for _, vi := range it.vs {
+					cur.violation(vi, s.name, it.ref, false)
+				}
+				s.pending(cur)
+			}
+		}
+		batch.reset()
+		select {
+		case free <- batch:
+		default:
+		}
+	}
+	return fmt.Errorf("%s: internal error: the reader stopped before the end", s.name)
+}
+
+// What the reading goroutine hands to show, in stream order.
+const (
+	itemEvent   = iota
+	itemBegin   // the input's format is known (text)
+	itemProblem // a frame the client cannot read (text)
+	itemErr     // the input cannot be read on (err); the last item
+	itemEnd     // the end (text: the format, "" when no events were read; vs: what Finish reports); the last item
+)
+
+// A streamItem is an event as read and verified, or what else the reader
+// met.
+type streamItem struct {
+	kind       int
+	e          agui.Event
+	ref        evRef // for itemEnd, ref.index counts the events
+	out0, out1 int   // the expanded events, in the batch's events
+	vs         []agui.Violation
+	stops      bool // the client stops at this event
+	begin      bool // itemEnd: the format was not announced yet
+	text       string
+	err        error
+}
+
+// An itemBatch is items read in a row, with their expanded events.
+type itemBatch struct {
+	items  []streamItem
+	events []agui.Event
+}
+
+func (b *itemBatch) reset() {
+	clear(b.items)
+	clear(b.events)
+	b.items, b.events = b.items[:0], b.events[:0]
+}
+
+// batchItems is how many items go to show at a time.
+const batchItems = 256
+
+// readStream reads and verifies a stream for show, and sends what it
+// reads on items: one verifier follows the whole response and also finds
+// where the client stops (the first violation its Reference verifier
+// would raise, Violation.Stops, which a Strict verifier reports too).
+func readStream(in io.Reader, name string, p agui.Options, items chan<- *itemBatch, free chan *itemBatch) {
+	defer close(items)
 	// Blocks of the input are parsed on every core; events come in
 	// stream order, as one Reader gives them.
-	r := agui.NewParallelReader(in, s.name, 0)
+	r := agui.NewParallelReader(in, name, 0)
 	defer r.Close()
-	// v also finds where the client stops: at the first violation its
-	// Reference verifier would raise (Violation.Stops), which a Strict
-	// verifier reports too.
-	v := agui.NewVerifier(agui.Options{Profile: s.profile.Profile, Client: s.profile.Client})
-	clientStopped := false
+	v := agui.NewVerifier(agui.Options{Profile: p.Profile, Client: p.Client})
 	var x agui.Expander
-	var cur *runBuilder
+	var batch *itemBatch
+	next := func() *streamItem {
+		if batch == nil {
+			select {
+			case batch = <-free:
+			default:
+				batch = &itemBatch{items: make([]streamItem, 0, batchItems)}
+			}
+		}
+		batch.items = append(batch.items, streamItem{})
+		return &batch.items[len(batch.items)-1]
+	}
+	send := func() {
+		if batch != nil && len(batch.items) > 0 {
+			items <- batch
+			batch = nil
+		}
+	}
+	events := 0
 	begun := false
 	for {
 		e, err := r.Next()
@@ -114,65 +253,43 @@ func (s *shower) stream(in io.Reader, head string) error {
 		}
 		if !begun && r.Format() != "" {
 			begun = true
-			s.sink.begin(s.name, r.Format())
+			*next() = streamItem{kind: itemBegin, text: r.Format()}
 		}
 		var fe *agui.FrameError
 		if errors.As(err, &fe) {
-			s.sink.problem(fe.Error())
+			*next() = streamItem{kind: itemProblem, text: fe.Error()}
 			continue
 		}
 		if err != nil {
-			return err
+			*next() = streamItem{kind: itemErr, err: err}
+			send()
+			return
 		}
-		evRef := evRef{index: s.events, line: r.Line()}
-		s.events++
-		vs := v.Push(e)
+		it := next()
+		it.kind, it.e, it.ref = itemEvent, e, evRef{index: events, line: r.Line()}
+		events++
+		if vs := v.Push(e); len(vs) > 0 {
+			it.vs = slices.Clone(vs)
+			it.stops = stops(vs, p.Client)
+		}
 		out, xerr := x.Push(e)
+		it.out0 = len(batch.events)
 		if xerr != nil {
-			out = []agui.Event{e} // the verifier reports it (rule "chunk")
+			batch.events = append(batch.events, e) // the verifier reports it (rule "chunk")
+		} else {
+			batch.events = append(batch.events, out...)
 		}
-		for _, ex := range out {
-			if cur == nil || ex.Type() == agui.RunStarted && cur.seq > 0 {
-				if cur != nil {
-					s.finish(cur)
-				}
-				cur = s.newRun(false, nil)
-				cur.stopped = clientStopped
-			}
-			cur.event(ex, evRef)
+		it.out1 = len(batch.events)
+		if len(batch.items) == batchItems {
+			send()
 		}
-		if cur == nil {
-			cur = s.newRun(false, nil)
-		}
-		cur.raw++
-		if !clientStopped {
-			if stops(vs, s.profile.Client) {
-				clientStopped = true
-				cur.stopped = true
-			} else {
-				cur.client(e, out)
-			}
-		}
-		for _, vi := range vs {
-			cur.violation(vi, s.name, evRef, false)
-		}
-		s.pending(cur)
 	}
-	if !begun {
-		if r.Format() == "" {
-			return fmt.Errorf("%s: no events: %s", s.name, head)
-		}
-		s.sink.begin(s.name, r.Format())
+	end := streamItem{kind: itemEnd, ref: evRef{index: events}, text: r.Format(), begin: !begun}
+	if end.text != "" {
+		end.vs = slices.Clone(v.Finish())
 	}
-	if cur == nil {
-		cur = s.newRun(false, nil)
-	}
-	for _, vi := range v.Finish() {
-		cur.violation(vi, s.name, cur.last, true)
-	}
-	s.finish(cur)
-	s.sink.end(s.events, s.runs, s.viols)
-	return nil
+	*next() = end
+	send()
 }
 
 // stops reports whether client c stops at one of vs.
@@ -270,6 +387,9 @@ func (s *shower) recording(in io.Reader) error {
 		}
 		if err != nil {
 			if rd.Err() != nil {
+				for _, rs := range open {
+					rs.b.feed.close()
+				}
 				return err
 			}
 			s.problems++
