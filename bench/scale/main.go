@@ -3,10 +3,11 @@
 // (internal/longrun: steps, text messages of a few fragments, parallel
 // calls and their results, a state delta, repeated) at several sizes, and
 // prints for each its wall time, CPU time (user + system), peak RSS, the
-// ratio of its CPU time to verify's on the same file, and the growth
-// exponent of its CPU time between sizes (1.0 is linear, 2.0 quadratic).
-// CPU time is the figure to read on a shared machine: wall time counts
-// the waits for a core.
+// ratios of its wall time and of its CPU time to verify's on the same
+// file, and the growth exponent of its CPU time between sizes (1.0 is
+// linear, 2.0 quadratic). Wall time is what a user waits; CPU time is the
+// figure to read on a shared machine, where wall time counts the waits
+// for a core, and it counts the work show does on other cores.
 //
 // Usage (from the repository root):
 //
@@ -109,16 +110,17 @@ func main() {
 		os.Remove(file)
 	}
 
-	fmt.Printf("\n%-16s %9s %9s %9s %9s %8s %9s\n", "command", "events", "wall", "cpu", "peak RSS", "÷verify", "exponent")
+	fmt.Printf("\n%-16s %9s %9s %9s %9s %11s %10s %9s\n", "command", "events", "wall", "cpu", "peak RSS", "wall÷verify", "cpu÷verify", "exponent")
 	for _, c := range commands {
 		for i, r := range results[c.name] {
 			if r.err != "" {
 				fmt.Printf("%-16s %9d %s\n", c.name, ns[i], r.err)
 				continue
 			}
-			ratio := "-"
+			ratio, wallRatio := "-", "-"
 			if v := results["verify"]; c.name != "verify" && i < len(v) && v[i].err == "" && v[i].cpu > 0 {
 				ratio = fmt.Sprintf("%.1fx", r.cpu.Seconds()/v[i].cpu.Seconds())
+				wallRatio = fmt.Sprintf("%.1fx", r.wall.Seconds()/v[i].wall.Seconds())
 			}
 			exp := "-"
 			if i > 0 {
@@ -126,7 +128,7 @@ func main() {
 					exp = fmt.Sprintf("%.2f", math.Log(r.cpu.Seconds()/p.cpu.Seconds())/math.Log(float64(ns[i])/float64(ns[i-1])))
 				}
 			}
-			fmt.Printf("%-16s %9d %8.2fs %8.2fs %7.0fMB %8s %9s\n", c.name, ns[i], r.wall.Seconds(), r.cpu.Seconds(), float64(r.rssKB)/1024, ratio, exp)
+			fmt.Printf("%-16s %9d %8.2fs %8.2fs %7.0fMB %11s %10s %9s\n", c.name, ns[i], r.wall.Seconds(), r.cpu.Seconds(), float64(r.rssKB)/1024, wallRatio, ratio, exp)
 		}
 	}
 }
