@@ -418,7 +418,7 @@ func TestNoPlantedCredentialProviderWires(t *testing.T) {
 	}
 	n := 10
 	if testing.Short() {
-		n = 6
+		n = 3
 	}
 	for i, p := range formats {
 		args, _ := json.Marshal(map[string]any{"note": "saved " + p.value})
