@@ -3,7 +3,9 @@ package agui
 import (
 	"bytes"
 	"fmt"
+	"strings"
 	"testing"
+	"testing/iotest"
 
 	"github.com/aguitest/aguitest/internal/longrun"
 )
@@ -127,4 +129,18 @@ func BenchmarkVerifyShapes(b *testing.B) {
 			})
 		}
 	}
+}
+
+// BenchmarkReaderLeadingBlanks reads a stream that opens with 64 KB of
+// white space without a line break, arriving a byte at a time (a slow
+// connection): the format is found in time linear in the blanks.
+func BenchmarkReaderLeadingBlanks(b *testing.B) {
+	in := strings.Repeat(" ", 64<<10) + "\ndata: {\"type\":\"RUN_STARTED\",\"threadId\":\"t\",\"runId\":\"r\"}\n\n"
+	for b.Loop() {
+		rd := NewReader(iotest.OneByteReader(strings.NewReader(in)), "s")
+		if _, err := rd.Next(); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.SetBytes(int64(len(in)))
 }

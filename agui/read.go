@@ -248,7 +248,11 @@ func (r *Reader) detect() error {
 	if b, _ := r.br.Peek(len(bom)); bytes.Equal(b, bom) {
 		r.br.Discard(len(bom))
 	}
-	want := 1
+	// b[:blank] is white space with no line break, scanned already: each
+	// byte is looked at once however the input's bytes arrive (a scan
+	// from the start at every read made blanks that come a few at a time
+	// cost their square).
+	want, blank := 1, 0
 	for {
 		b, err := r.br.Peek(want)
 		if len(b) < want && err != nil {
@@ -257,7 +261,7 @@ func (r *Reader) detect() error {
 			}
 		}
 		b, _ = r.br.Peek(r.br.Buffered())
-		i := 0
+		i := blank
 		for i < len(b) && isSpace(b[i]) {
 			i++
 		}
@@ -284,18 +288,19 @@ func (r *Reader) detect() error {
 		if err == io.EOF {
 			return io.EOF // nothing but white space
 		}
-		if k := bytes.LastIndexByte(b, '\n'); k >= 0 {
-			r.lines += bytes.Count(b[:k+1], []byte{'\n'})
+		if k := bytes.LastIndexByte(b[blank:], '\n'); k >= 0 {
+			k += blank
+			r.lines += bytes.Count(b[blank:k+1], []byte{'\n'})
 			r.br.Discard(k + 1)
-			want = 1
+			want, blank = 1, 0
 			continue
 		}
 		if len(b) == r.br.Size() {
 			r.br.Discard(len(b)) // a buffer of blanks without a line break
-			want = 1
+			want, blank = 1, 0
 			continue
 		}
-		want = len(b) + 1
+		want, blank = len(b)+1, len(b)
 	}
 }
 
