@@ -101,14 +101,38 @@ func BenchmarkParseEvent(b *testing.B) {
 }
 
 // BenchmarkVerifyShapes verifies 100,000 events as short runs and as one
-// long run (internal/longrun): the cost of an event must not depend on
-// the length of its run.
+// long run (internal/longrun), and the long run's events cut into a run
+// per step ("steps"): the cost of an event must not depend on the length
+// of its run. Between short and long the events differ too (the long
+// run's hold more calls and results); between steps and long only the
+// runs do.
 func BenchmarkVerifyShapes(b *testing.B) {
 	var buf bytes.Buffer
 	if _, err := longrun.Write(&buf, 100_000); err != nil {
 		b.Fatal(err)
 	}
-	long, err := ReadEvents(&buf)
+	long, err := ReadEvents(bytes.NewReader(buf.Bytes()))
+	if err != nil {
+		b.Fatal(err)
+	}
+	var cut bytes.Buffer
+	run := 0
+	for i, line := range bytes.Split(bytes.TrimSpace(buf.Bytes()), []byte("\n")) {
+		e := long[i]
+		switch {
+		case e.Type() == RunStarted || e.Type() == RunFinished:
+			continue
+		case e.Type() == StepStarted:
+			run++
+			fmt.Fprintf(&cut, `{"type":"RUN_STARTED","threadId":"thread-1","runId":"run-%d"}`+"\n", run)
+		}
+		cut.Write(line)
+		cut.WriteByte('\n')
+		if e.Type() == StepFinished {
+			fmt.Fprintf(&cut, `{"type":"RUN_FINISHED","threadId":"thread-1","runId":"run-%d"}`+"\n", run)
+		}
+	}
+	steps, err := ReadEvents(&cut)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -117,7 +141,7 @@ func BenchmarkVerifyShapes(b *testing.B) {
 		for _, s := range []struct {
 			name string
 			evs  []Event
-		}{{"short", short}, {"long", long}} {
+		}{{"short", short}, {"steps", steps}, {"long", long}} {
 			b.Run(p.String()+"/"+s.name, func(b *testing.B) {
 				b.ReportAllocs()
 				for b.Loop() {
