@@ -190,25 +190,64 @@ func writeMessages(w io.Writer, src *source) error {
 	return nil
 }
 
-// writeMessageLine prints one run's line of show --messages.
+// writeMessageLine prints one run's line of show --messages:
+// {"run","thread","messages","state","stopped","warnings"}, as
+// encoding/json writes that object without HTML escaping. The messages
+// and state, which the view wrote as JSON.stringify does (compact), go
+// out as they are: encoding/json would scan a long run's megabytes again
+// only to find nothing to compact.
 func writeMessageLine(w io.Writer, run, thread string, c *heldRun) error {
-	line := struct {
-		Run      string          `json:"run,omitempty"`
-		Thread   string          `json:"thread,omitempty"`
-		Messages json.RawMessage `json:"messages"`
-		State    json.RawMessage `json:"state"`
-		Stopped  string          `json:"stopped,omitempty"`
-		Warnings []string        `json:"warnings,omitempty"`
-	}{Run: run, Thread: thread, Messages: c.messages, State: c.state, Stopped: c.stopped, Warnings: c.warnings}
+	stopped := c.stopped
 	if c.earlier {
-		line.Stopped = "the client stopped in an earlier run of this response"
+		stopped = "the client stopped in an earlier run of this response"
 	}
 	var b bytes.Buffer
 	enc := json.NewEncoder(&b)
 	enc.SetEscapeHTML(false)
-	if err := enc.Encode(line); err != nil {
-		return err
+	field := func(name string, v any) error {
+		b.WriteString(`"` + name + `":`)
+		if err := enc.Encode(v); err != nil {
+			return err
+		}
+		b.Truncate(b.Len() - 1) // Encode's line feed
+		return nil
 	}
+	raw := func(name string, v json.RawMessage) {
+		b.WriteString(`"` + name + `":`)
+		if len(v) == 0 {
+			v = json.RawMessage("null")
+		}
+		b.Write(v)
+	}
+	b.WriteByte('{')
+	if run != "" {
+		if err := field("run", run); err != nil {
+			return err
+		}
+		b.WriteByte(',')
+	}
+	if thread != "" {
+		if err := field("thread", thread); err != nil {
+			return err
+		}
+		b.WriteByte(',')
+	}
+	raw("messages", c.messages)
+	b.WriteByte(',')
+	raw("state", c.state)
+	if stopped != "" {
+		b.WriteByte(',')
+		if err := field("stopped", stopped); err != nil {
+			return err
+		}
+	}
+	if len(c.warnings) > 0 {
+		b.WriteByte(',')
+		if err := field("warnings", c.warnings); err != nil {
+			return err
+		}
+	}
+	b.WriteString("}\n")
 	_, err := w.Write(b.Bytes())
 	return err
 }
