@@ -88,7 +88,8 @@ func TestShowMessagesStreamsAsRead(t *testing.T) {
 	}
 }
 
-func FuzzShowMessagesStream(f *testing.F) {
+// addShowSeeds seeds a fuzz target of show with streams and recordings.
+func addShowSeeds(f *testing.F) {
 	for _, s := range messagesStreamSeeds {
 		f.Add([]byte(s))
 	}
@@ -97,6 +98,10 @@ func FuzzShowMessagesStream(f *testing.F) {
 			f.Add(b)
 		}
 	}
+}
+
+func FuzzShowMessagesStream(f *testing.F) {
+	addShowSeeds(f)
 	dir := f.TempDir()
 	f.Fuzz(func(t *testing.T, data []byte) {
 		p := filepath.Join(dir, "in")

@@ -17,14 +17,7 @@ var summaryLine = regexp.MustCompile(`^\S.*: \d+ events? in \d+ runs?, \d+ viola
 // on any input: it ends (no panic, no deadlock) with the summary line, or
 // with an error, and it says the same when run again.
 func FuzzShow(f *testing.F) {
-	for _, s := range messagesStreamSeeds {
-		f.Add([]byte(s))
-	}
-	for _, name := range []string{"../../agui/testdata/streams/parallel.sse", "testdata/show/faults.jsonl", "../../recorder/testdata/weather.jsonl"} {
-		if b, err := os.ReadFile(name); err == nil {
-			f.Add(b)
-		}
-	}
+	addShowSeeds(f)
 	dir := f.TempDir()
 	f.Fuzz(func(t *testing.T, data []byte) {
 		p := filepath.Join(dir, "in")
