@@ -30,6 +30,26 @@ func ExampleVerify() {
 	// event 8 (TOOL_CALL_END): args-not-json: the arguments of tool call 'call-b' are not JSON at TOOL_CALL_END (invalid JSON at byte 8: unexpected end of input, value expected): "{\"id\":1,"
 }
 
+// The Strict profile reports more than a client rejects; Stops tells
+// which violations make @ag-ui/client stop reading the stream, so that
+// one Strict verifier also says where the client's view ends.
+func ExampleViolation_Stops() {
+	stream := []agui.Event{
+		agui.NewRunStarted("thread-1", "run-1"),
+		agui.NewToolCallStart("call-a", "add_task", "msg-1"),
+		agui.NewToolCallArgs("call-a", `{"title":`),
+		agui.NewToolCallEnd("call-a"),
+		agui.NewToolCallArgs("call-a", `"ship"}`),
+		agui.NewRunFinished("thread-1", "run-1"),
+	}
+	for _, v := range agui.Verify(stream, agui.Options{}) {
+		fmt.Printf("event %d, %s: client 1.0.0 stops: %v\n", v.Index+1, v.Rule, v.Stops(agui.ClientV100))
+	}
+	// Output:
+	// event 4, args-not-json: client 1.0.0 stops: false
+	// event 5, tool-call-not-open: client 1.0.0 stops: true
+}
+
 // Verify a server-sent event stream as it arrives.
 func ExampleVerifier() {
 	body := strings.NewReader(`data: {"type":"RUN_STARTED","threadId":"t1","runId":"r1"}

@@ -40,24 +40,29 @@ func escapeRune(r rune, keepLines bool) string {
 // term returns s fit to print inside a line: every control character, line
 // breaks included, escaped.
 func term(s string) string {
-	clean := true
-	for i, r := range s {
-		if r == utf8.RuneError || escapeRune(r, false) != "" {
-			if r == utf8.RuneError {
-				if _, n := utf8.DecodeRuneInString(s[i:]); n == 3 {
-					continue // a real U+FFFD
-				}
-			}
-			clean = false
-			break
-		}
-	}
-	if clean {
+	if kept(s, false) {
 		return s
 	}
 	var b strings.Builder
 	appendEscaped(&b, s, false)
 	return b.String()
+}
+
+// kept reports whether appendEscaped keeps s as it is: most text is, and
+// is printed without a copy.
+func kept(s string, keepLines bool) bool {
+	for i, r := range s {
+		if r == utf8.RuneError {
+			if _, n := utf8.DecodeRuneInString(s[i:]); n != 3 {
+				return false // a byte that is not UTF-8; n == 3 is a real U+FFFD
+			}
+			continue
+		}
+		if escapeRune(r, keepLines) != "" {
+			return false
+		}
+	}
+	return true
 }
 
 // appendEscaped writes s to b with its control characters escaped (line
@@ -103,7 +108,7 @@ func (s *safeWriter) Write(p []byte) (int, error) {
 		s.pending = append([]byte(nil), data[len(data)-cut:]...)
 		data = data[:len(data)-cut]
 	}
-	if plain(data) {
+	if kept(string(data), true) {
 		if _, err := s.w.Write(data); err != nil {
 			return 0, err
 		}
@@ -115,27 +120,6 @@ func (s *safeWriter) Write(p []byte) (int, error) {
 		return 0, err
 	}
 	return len(p), nil
-}
-
-// plain reports whether appendEscaped keeps b as it is (line feeds and
-// tabs kept): most output is, and is written without a copy.
-func plain(b []byte) bool {
-	for i := 0; i < len(b); {
-		c := b[i]
-		if c < utf8.RuneSelf {
-			if (c < 0x20 && c != '\n' && c != '\t') || c == 0x7f {
-				return false
-			}
-			i++
-			continue
-		}
-		r, n := utf8.DecodeRune(b[i:])
-		if r == utf8.RuneError && n == 1 || escapeRune(r, true) != "" {
-			return false
-		}
-		i += n
-	}
-	return true
 }
 
 // incompleteTail returns the length of a UTF-8 sequence begun but not
