@@ -331,10 +331,25 @@ func TestNoPlantedCredentialRecorded(t *testing.T) {
 	defer provider.Close()
 	pu, _ := url.Parse(provider.URL)
 	llm := &http.Client{Transport: &Transport{}}
-	// A port nobody listens on, for a transport error naming a URL.
-	ln, _ := net.Listen("tcp", "127.0.0.1:0")
+	// A port that drops every connection, for a transport error naming a
+	// URL. It stays bound for the whole test: a port closed at once could
+	// be handed to another process's server, which may answer or hold the
+	// request open.
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			c.Close()
+		}
+	}()
 	dead := ln.Addr().String()
-	ln.Close()
 
 	sseEvents := []agui.Event{
 		agui.NewRunStarted("t", "r"),
