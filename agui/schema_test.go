@@ -14,7 +14,11 @@ import (
 func TestFastPathAgreesWithChecker(t *testing.T) {
 	var c schema.Checker
 	fast, checked := 0, 0
-	for i := range 3000 {
+	n := 3000
+	if testing.Short() {
+		n = 1000
+	}
+	for i := range n {
 		body, _ := genBody(clientSeed+1, i)
 		r := NewReader(bytes.NewReader(body), "b")
 		for {

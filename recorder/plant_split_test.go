@@ -431,7 +431,8 @@ func TestNoPlantedCredentialProviderWires(t *testing.T) {
 		variants := scripted.Explore(script, scripted.Wires, uint64(i+1), n)
 		variants = append(variants, scripted.Variant{Name: "as written", Script: script})
 		for vi, v := range variants {
-			if testing.Short() && (vi+i)%3 != 0 {
+			if testing.Short() && vi != i%len(variants) {
+				// One variant a kind, a different one for the next.
 				continue
 			}
 			for _, wire := range scripted.Wires {

@@ -1,10 +1,8 @@
 package scripted
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -53,30 +51,21 @@ type nodeResult struct {
 	Error     *nodeError
 }
 
-// runNode runs the cases in one node process and returns the results by
-// case id.
+// runNode runs the cases in the test binary's node process for the
+// clients (oracle.Lines) and returns the results by case id.
 func runNode(t *testing.T, dir string, cases []nodeCase) map[string]nodeResult {
 	t.Helper()
-	in, _ := json.Marshal(cases)
-	cmd := exec.Command("node", "clients.mjs")
-	cmd.Dir = dir
-	cmd.Stdin = bytes.NewReader(in)
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	out, err := cmd.Output()
-	if err != nil {
-		t.Fatalf("node clients.mjs: %v\n%s", err, stderr.String())
+	var in [][]byte
+	for _, c := range cases {
+		b, _ := json.Marshal(c)
+		in = append(in, b)
 	}
 	res := map[string]nodeResult{}
-	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
-		var r nodeResult
-		if err := json.Unmarshal([]byte(line), &r); err != nil {
-			t.Fatalf("node printed %q: %v", line, err)
-		}
+	for _, r := range oracle.Run[nodeResult](t, dir, "clients.mjs", in) {
 		res[r.ID] = r
 	}
 	if len(res) != len(cases) {
-		t.Fatalf("node printed %d results for %d cases:\n%s\n%s", len(res), len(cases), out, stderr.String())
+		t.Fatalf("node gave results for %d case ids, want %d", len(res), len(cases))
 	}
 	return res
 }

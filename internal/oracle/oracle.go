@@ -7,6 +7,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -133,36 +134,151 @@ func Run[R any](t testing.TB, dir, script string, inputs [][]byte) []R {
 // absolute path; node runs in dir): node failed (its standard error
 // says why), a line is not JSON, or there is not one result per input.
 // It may be called from any goroutine.
+//
+// The scripts answer one line for each line they read, so a node process
+// is kept for the test binary and fed the inputs of every call on the
+// same script: starting node and loading the client costs more than most
+// calls' work. Concurrent calls get a process each.
 func Lines[R any](dir, script string, inputs [][]byte) ([]R, error) {
-	var in bytes.Buffer
-	for _, s := range inputs {
-		in.Write(s)
-		in.WriteByte('\n')
-	}
 	if !filepath.IsAbs(script) {
 		script = filepath.Join(dir, script)
 	}
-	cmd := exec.Command("node", script)
-	cmd.Dir = dir
-	cmd.Stdin = &in
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	out, err := cmd.Output()
-	if err != nil {
-		return nil, fmt.Errorf("%s: %v\n%s", script, err, stderr.Bytes())
+	if len(inputs) == 0 {
+		return nil, nil
 	}
-	var res []R
-	sc := bufio.NewScanner(bytes.NewReader(out))
-	sc.Buffer(nil, 256<<20)
-	for sc.Scan() {
+	key := procKey{dir, script}
+	p, err := take(key)
+	if err != nil {
+		return nil, err
+	}
+	lines, err := p.exchange(inputs)
+	if err != nil {
+		p.stop()
+		return nil, fmt.Errorf("%s: %v\n%s", script, err, p.stderr.String())
+	}
+	put(key, p)
+	res := make([]R, 0, len(lines))
+	for _, l := range lines {
 		var r R
-		if err := json.Unmarshal(sc.Bytes(), &r); err != nil {
+		if err := json.Unmarshal(l, &r); err != nil {
 			return nil, fmt.Errorf("%s output: %v", script, err)
 		}
 		res = append(res, r)
 	}
-	if len(res) != len(inputs) {
-		return nil, fmt.Errorf("%s returned %d results for %d inputs", script, len(res), len(inputs))
-	}
 	return res, nil
+}
+
+// A proc is a node process running a script that answers a line for each
+// line it reads.
+type proc struct {
+	cmd    *exec.Cmd
+	in     io.WriteCloser
+	out    *bufio.Reader
+	stderr lockedBuffer
+	exited chan error
+}
+
+type procKey struct{ dir, script string }
+
+var idle = struct {
+	sync.Mutex
+	m map[procKey][]*proc
+}{m: map[procKey][]*proc{}}
+
+// take returns an idle process for key, or starts one.
+func take(key procKey) (*proc, error) {
+	idle.Lock()
+	if ps := idle.m[key]; len(ps) > 0 {
+		p := ps[len(ps)-1]
+		idle.m[key] = ps[:len(ps)-1]
+		idle.Unlock()
+		return p, nil
+	}
+	idle.Unlock()
+	p := &proc{cmd: exec.Command("node", key.script), exited: make(chan error, 1)}
+	p.cmd.Dir = key.dir
+	p.cmd.Stderr = &p.stderr
+	in, err := p.cmd.StdinPipe()
+	if err != nil {
+		return nil, err
+	}
+	out, err := p.cmd.StdoutPipe()
+	if err != nil {
+		return nil, err
+	}
+	if err := p.cmd.Start(); err != nil {
+		return nil, fmt.Errorf("%s: %v", key.script, err)
+	}
+	p.in, p.out = in, bufio.NewReaderSize(out, 1<<20)
+	go func() { p.exited <- p.cmd.Wait() }()
+	return p, nil
+}
+
+// put makes p idle again. A process is never closed: it ends when the
+// test binary does, and its standard input with it.
+func put(key procKey, p *proc) {
+	idle.Lock()
+	idle.m[key] = append(idle.m[key], p)
+	idle.Unlock()
+}
+
+// exchange writes the inputs, a line each, and reads as many lines back.
+func (p *proc) exchange(inputs [][]byte) ([][]byte, error) {
+	wrote := make(chan error, 1)
+	go func() {
+		w := bufio.NewWriterSize(p.in, 1<<16)
+		for _, s := range inputs {
+			w.Write(s)
+			w.WriteByte('\n')
+		}
+		wrote <- w.Flush()
+	}()
+	lines := make([][]byte, 0, len(inputs))
+	for len(lines) < len(inputs) {
+		l, err := p.out.ReadBytes('\n')
+		if err != nil {
+			// node ended: wait for it, for its exit status and the whole
+			// of its standard error.
+			werr := <-p.exited
+			p.exited <- werr
+			if werr == nil {
+				werr = fmt.Errorf("node ended after %d results for %d inputs", len(lines), len(inputs))
+			}
+			return nil, werr
+		}
+		lines = append(lines, bytes.TrimSuffix(l, []byte("\n")))
+	}
+	if err := <-wrote; err != nil {
+		return nil, err
+	}
+	if p.out.Buffered() > 0 {
+		// More than a line an input: the next call's results would be off
+		// by as many.
+		return nil, fmt.Errorf("node wrote more than %d lines for %d inputs", len(inputs), len(inputs))
+	}
+	return lines, nil
+}
+
+func (p *proc) stop() {
+	p.in.Close()
+	p.cmd.Process.Kill()
+}
+
+// lockedBuffer is a bytes.Buffer that a process writes while a test may
+// read it.
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (b *lockedBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.b.Write(p)
+}
+
+func (b *lockedBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.b.String()
 }

@@ -1,8 +1,8 @@
 // Reads streamed turns from scripted servers with the real npm clients and
 // prints what each client assembled, for scripted/clients_node_test.go.
 //
-// Standard input: a JSON array of cases {id, client, url, retries}. Standard
-// output: one JSON line per case, in order:
+// Standard input: JSON Lines, one case a line {id, client, url, retries}.
+// Standard output: one JSON line per case, in order, as each is done:
 //   {id, text, reasoning, calls: [{id, name, args, input}], finish, error}
 // where args is the arguments text as the client assembled it from the
 // stream (when it keeps it), input the parsed arguments re-encoded, and
@@ -16,6 +16,7 @@ import { createAnthropic } from "@ai-sdk/anthropic";
 import { BedrockRuntimeClient, ConverseStreamCommand } from "@aws-sdk/client-bedrock-runtime";
 import { OAuth2Client } from "google-auth-library";
 import { Ollama } from "ollama";
+import { createInterface } from "node:readline";
 
 const prompt = "weather?";
 
@@ -283,9 +284,12 @@ async function aiStream(model, retries) {
   return r;
 }
 
-let input = "";
-for await (const chunk of process.stdin) input += chunk;
-for (const c of JSON.parse(input)) {
+// One case a line on stdin, one result a line on stdout, as they come:
+// the tests keep one process and feed it every batch.
+const rl = createInterface({ input: process.stdin, crlfDelay: Infinity });
+for await (const line of rl) {
+  if (line.trim() === "") continue;
+  const c = JSON.parse(line);
   const run = clients[c.client];
   let out;
   if (!run) {
