@@ -120,6 +120,7 @@ func TestConformHTMLInBrowser(t *testing.T) {
 // A server whose model client is pointed elsewhere fails with the likely
 // cause first; a URL that takes no connection is bad usage.
 func TestURL(t *testing.T) {
+	t.Parallel() // it waits out the agent's retries of provider-500
 	llm := freeAddr(t)
 	desk := httptest.NewServer(claude.New(claude.Options{BaseURL: "http://" + llm + "/v1", APIKey: "k", Model: "claude-test"}))
 	defer desk.Close()

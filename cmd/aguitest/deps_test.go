@@ -45,6 +45,7 @@ func TestNoTestOnlyCodeInTheCommand(t *testing.T) {
 // neither, goldie (imported in its update_test.go). Never both: two
 // registrations of -update panic at the binary's start.
 func TestUpdateFlagInEveryTestBinary(t *testing.T) {
+	t.Parallel() // go list waits for the module's packages to load
 	out, err := exec.Command(goCommand(t), "list", "-test", "-f", `{{.ImportPath}}{{"\t"}}{{join .Deps " "}}`, "github.com/aguitest/aguitest/...").Output()
 	require.NoError(t, err, "go list: %s", out)
 	binaries := 0
@@ -68,6 +69,7 @@ func TestUpdateFlagInEveryTestBinary(t *testing.T) {
 // are registered by internal/testflags in test binaries only), so that
 // they run in production and in the command.
 func TestLibraryImports(t *testing.T) {
+	t.Parallel()
 	libs := []string{"agui", "scripted", "recorder", "replay", "golden", "harness", "agent", "clock"}
 	forbidden := []string{
 		"testing", "github.com/sebdah/goldie", "github.com/stretchr/testify",

@@ -137,6 +137,7 @@ func runClients(t *testing.T, dir, url string, n int, accept string) []clientRun
 // events and once for protobuf: every run must succeed and assemble the
 // same messages and state, from the same events.
 func TestServeProtobufToReferenceClient(t *testing.T) {
+	t.Parallel() // node starts while other tests run
 	dir := oracle.Dir(t, "the protobuf replay test with @ag-ui/client")
 	const n = 40
 	path := filepath.Join(t.TempDir(), "rich.jsonl")

@@ -17,6 +17,9 @@ import (
 // In a Go test the battery runs against the handler in process, as
 // "aguitest conform --cmd" runs it against the program.
 func TestConform(t *testing.T) {
+	// Its waits (the agent's retries of provider-429 and provider-500)
+	// overlap the other tests.
+	t.Parallel()
 	agent := harness.Handler(func(env harness.Env) http.Handler {
 		return New(Options{BaseURL: env.BaseURL, APIKey: env.APIKey, Model: "claude-test"})
 	})

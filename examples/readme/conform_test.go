@@ -14,6 +14,9 @@ import (
 )
 
 func TestConformance(t *testing.T) {
+	// Its waits (the provider-429 and provider-500 scenarios wait out the
+	// agent's retries) overlap the other tests.
+	t.Parallel()
 	agent := harness.Handler(func(env harness.Env) http.Handler {
 		return claude.New(claude.Options{BaseURL: env.BaseURL, APIKey: env.APIKey})
 	})

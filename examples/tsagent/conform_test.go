@@ -14,6 +14,9 @@ import (
 // kept in testdata/conform.golden. It has no tool of its own, so the
 // scenarios that need one are skipped.
 func TestConform(t *testing.T) {
+	// Its waits (the agent's retries of provider-429 and provider-500)
+	// overlap the other tests.
+	t.Parallel()
 	build(t)
 	rep := conform.Run(t.Context(), harness.Command("node", "dist/server.js"), conform.Config{})
 	var b bytes.Buffer
