@@ -47,8 +47,8 @@ type placed struct {
 	e          Entry
 }
 
-// msgRec is one message of the client's list: its id (as a key) and its
-// canonical text.
+// msgRec is one message of the client's list: its id (as a key) and, in
+// the list a run starts from, its canonical text.
 type msgRec struct {
 	id   string
 	text string
@@ -83,180 +83,233 @@ func merge(requests []Run, c agui.Client, decode func(agui.Event) Entry) []Entry
 // mergeRequest merges the events of one request, which may hold several
 // runs.
 func mergeRequest(v *agui.View, events []agui.Event, stateKnown *bool, decode func(agui.Event) Entry) []Entry {
-	// Chunks expand first; a chunk that cannot is kept as it is.
-	type item struct {
-		e   agui.Event
-		raw bool
-	}
-	x := agui.NewClientExpander(v.Client())
-	var items []item
+	// Chunks expand first; a chunk that cannot is kept as it is. The
+	// events are expanded twice rather than kept expanded: once for the
+	// messages and calls still open at the request's end, which every run's
+	// entries mark, then to merge them run by run.
 	openMsgs, openCalls := map[string]bool{}, map[string]bool{}
+	expand(v.Client(), events, func(y agui.Event, raw bool) {
+		if raw {
+			return
+		}
+		switch y.Type() {
+		case agui.TextMessageStart, agui.ReasoningMessageStart:
+			openMsgs[y.MessageID()] = true
+		case agui.TextMessageEnd, agui.ReasoningMessageEnd:
+			delete(openMsgs, y.MessageID())
+		case agui.ToolCallStart:
+			openCalls[y.ToolCallID()] = true
+		case agui.ToolCallEnd:
+			delete(openCalls, y.ToolCallID())
+		}
+	})
+	var out []Entry
+	var run *runMerge
+	expand(v.Client(), events, func(e agui.Event, raw bool) {
+		if run != nil && e.Type() == agui.RunStarted {
+			out = run.finish(out, openMsgs, openCalls)
+			run = nil
+		}
+		if run == nil {
+			run = startRun(v, stateKnown, decode, e, raw)
+			return
+		}
+		run.push(e, raw)
+	})
+	if run != nil {
+		out = run.finish(out, openMsgs, openCalls)
+	}
+	return out
+}
+
+// expand calls f with each event the client's expander makes of events, in
+// order; raw says an event kept as it came, a chunk it could not expand.
+func expand(c agui.Client, events []agui.Event, f func(e agui.Event, raw bool)) {
+	x := agui.NewClientExpander(c)
 	for _, e := range events {
 		out, err := x.Push(e)
 		for _, y := range out {
-			items = append(items, item{e: y})
-			switch y.Type() {
-			case agui.TextMessageStart, agui.ReasoningMessageStart:
-				openMsgs[y.MessageID()] = true
-			case agui.TextMessageEnd, agui.ReasoningMessageEnd:
-				delete(openMsgs, y.MessageID())
-			case agui.ToolCallStart:
-				openCalls[y.ToolCallID()] = true
-			case agui.ToolCallEnd:
-				delete(openCalls, y.ToolCallID())
-			}
+			f(y, false)
 		}
 		if err != nil {
-			items = append(items, item{e: e, raw: true})
+			f(e, true)
 		}
 	}
+}
 
-	var runs [][]item
-	for i, it := range items {
-		if it.e.Type() == agui.RunStarted && i > 0 || len(runs) == 0 {
-			runs = append(runs, nil)
-		}
-		runs[len(runs)-1] = append(runs[len(runs)-1], it)
+// runMerge merges one run, its events pushed one at a time: each event
+// either becomes an entry (kept) or builds the client's view, whose
+// messages and state become entries when the run ends.
+type runMerge struct {
+	v          *agui.View
+	stateKnown *bool
+	decode     func(agui.Event) Entry
+	entries    []placed
+	// before is the client's list of messages as the run starts.
+	before []msgRec
+	// refs and callRefs map a message id and a call id to the first
+	// position that names it.
+	refs, callRefs map[string]int
+	stopped        bool
+	stateTouched   bool
+	// end is the position of the run's terminal event, -1 before it.
+	end int
+	// n is the number of events pushed.
+	n int
+}
+
+// startRun starts merging a run at its first event.
+func startRun(v *agui.View, stateKnown *bool, decode func(agui.Event) Entry, first agui.Event, raw bool) *runMerge {
+	r := &runMerge{v: v, stateKnown: stateKnown, decode: decode, refs: map[string]int{}, callRefs: map[string]int{}, end: -1}
+	if first.Type() == agui.RunStarted && !raw {
+		// RUN_STARTED's input messages are the run's starting point.
+		_ = v.Apply(first)
+		r.keep(0, first)
+		r.n = 1
+		r.before = records(v, true)
+		return r
 	}
+	r.before = records(v, true)
+	r.push(first, raw)
+	return r
+}
 
-	var out []Entry
-	for _, run := range runs {
-		var entries []placed
-		keep := func(i int, e agui.Event) { entries = append(entries, placed{pos: i, e: decode(e)}) }
-		first := 0
-		if run[0].e.Type() == agui.RunStarted && !run[0].raw {
-			// RUN_STARTED's input messages are the run's starting point.
-			_ = v.Apply(run[0].e)
-			keep(0, run[0].e)
-			first = 1
-		}
-		before := records(v)
-		refs := map[string]int{}     // message id -> first position that names it
-		callRefs := map[string]int{} // call id -> first position that names it
-		ref := func(m map[string]int, id string, i int) {
-			if _, ok := m[id]; !ok && id != "" {
-				m[id] = i
-			}
-		}
-		stopped, stateTouched, end := false, false, len(run)
-		for i := first; i < len(run); i++ {
-			it := run[i]
-			t := it.e.Type()
-			if (t == agui.RunFinished || t == agui.RunError) && !it.raw {
-				end = i
-			}
-			if stopped || it.raw {
-				// The client stops at a chunk it cannot expand too.
-				stopped = true
-				keep(i, it.e)
-				continue
-			}
-			if t == agui.StateDelta && !*stateKnown {
-				// Patches of a state the view does not know (no request,
-				// no snapshot yet) are shown as they came.
-				keep(i, it.e)
-				continue
-			}
-			if !folded(t) {
-				if err := v.Apply(it.e); err != nil {
-					stopped = true
-				}
-				keep(i, it.e)
-				continue
-			}
-			switch t {
-			case agui.ToolCallStart, agui.ToolCallArgs, agui.ToolCallEnd:
-				ref(callRefs, it.e.ToolCallID(), i)
-				ref(refs, it.e.ParentMessageID(), i)
-			case agui.ReasoningEncryptedValue:
-				id := stringField(it.e, "entityId")
-				if stringField(it.e, "subtype") == "tool-call" {
-					ref(callRefs, id, i)
-				} else {
-					ref(refs, id, i)
-				}
-			case agui.MessagesSnapshot:
-				for _, id := range snapshotIDs(it.e) {
-					ref(refs, id, i)
-				}
-			case agui.StateSnapshot, agui.StateDelta:
-				stateTouched, *stateKnown = true, true
-			default:
-				ref(refs, it.e.MessageID(), i)
-			}
-			if err := v.Apply(it.e); err != nil {
-				// The client stops here: what follows is shown as it came.
-				stopped = true
-				keep(i, it.e)
-			}
-		}
-		after := records(v)
+func (r *runMerge) keep(i int, e agui.Event) {
+	r.entries = append(r.entries, placed{pos: i, e: r.decode(e)})
+}
 
-		// The run's messages: those it created or changed, in the
-		// client's order, each at the first place that named it.
-		seen := map[string]int{}
-		old := map[string][]string{}
-		for _, r := range before {
-			old[r.id] = append(old[r.id], r.text)
+func ref(m map[string]int, id string, i int) {
+	if _, ok := m[id]; !ok && id != "" {
+		m[id] = i
+	}
+}
+
+// push merges the run's next event.
+func (r *runMerge) push(e agui.Event, raw bool) {
+	i := r.n
+	r.n++
+	t := e.Type()
+	if (t == agui.RunFinished || t == agui.RunError) && !raw {
+		r.end = i
+	}
+	if r.stopped || raw {
+		// The client stops at a chunk it cannot expand too.
+		r.stopped = true
+		r.keep(i, e)
+		return
+	}
+	if t == agui.StateDelta && !*r.stateKnown {
+		// Patches of a state the view does not know (no request, no
+		// snapshot yet) are shown as they came.
+		r.keep(i, e)
+		return
+	}
+	if !folded(t) {
+		if err := r.v.Apply(e); err != nil {
+			r.stopped = true
 		}
-		var msgs []Entry
-		var slots []int
-		owner := map[string]string{}
-		for _, r := range after {
-			for _, c := range callsOf(r.m) {
-				if id, ok := c["id"].(string); ok {
-					if _, dup := owner[id]; !dup {
-						owner[id] = r.id
-					}
+		r.keep(i, e)
+		return
+	}
+	switch t {
+	case agui.ToolCallStart, agui.ToolCallArgs, agui.ToolCallEnd:
+		ref(r.callRefs, e.ToolCallID(), i)
+		ref(r.refs, e.ParentMessageID(), i)
+	case agui.ReasoningEncryptedValue:
+		id := stringField(e, "entityId")
+		if stringField(e, "subtype") == "tool-call" {
+			ref(r.callRefs, id, i)
+		} else {
+			ref(r.refs, id, i)
+		}
+	case agui.MessagesSnapshot:
+		for _, id := range snapshotIDs(e) {
+			ref(r.refs, id, i)
+		}
+	case agui.StateSnapshot, agui.StateDelta:
+		r.stateTouched, *r.stateKnown = true, true
+	default:
+		ref(r.refs, e.MessageID(), i)
+	}
+	if err := r.v.Apply(e); err != nil {
+		// The client stops here: what follows is shown as it came.
+		r.stopped = true
+		r.keep(i, e)
+	}
+}
+
+// finish appends the run's entries to out: the events kept, and the
+// messages the run created or changed, in the client's order, each at the
+// first place that named it; openMsgs and openCalls are the messages and
+// calls still open at the request's end.
+func (r *runMerge) finish(out []Entry, openMsgs, openCalls map[string]bool) []Entry {
+	v, end, refs, entries := r.v, r.end, r.refs, r.entries
+	if end < 0 {
+		end = r.n
+	}
+	after := records(v, false)
+	seen := map[string]int{}
+	old := map[string][]string{}
+	for _, m := range r.before {
+		old[m.id] = append(old[m.id], m.text)
+	}
+	var msgs []Entry
+	var slots []int
+	owner := map[string]string{}
+	for _, m := range after {
+		for _, c := range callsOf(m.m) {
+			if id, ok := c["id"].(string); ok {
+				if _, dup := owner[id]; !dup {
+					owner[id] = m.id
 				}
 			}
 		}
-		for id, i := range callRefs {
-			if m, ok := owner[id]; ok {
-				if j, ok := refs[m]; !ok || i < j {
-					refs[m] = i
-				}
+	}
+	for id, i := range r.callRefs {
+		if m, ok := owner[id]; ok {
+			if j, ok := refs[m]; !ok || i < j {
+				refs[m] = i
 			}
 		}
-		for _, r := range after {
-			n := seen[r.id]
-			seen[r.id]++
-			if n < len(old[r.id]) && old[r.id][n] == r.text {
-				continue
-			}
-			slot, ok := refs[r.id]
-			if !ok {
-				slot = end
-			}
-			msgs = append(msgs, messageEntry(r.m, openMsgs, openCalls))
-			slots = append(slots, slot)
+	}
+	for _, m := range after {
+		n := seen[m.id]
+		seen[m.id]++
+		if n < len(old[m.id]) && old[m.id][n] == canonicalText(m.m) {
+			continue
 		}
-		msgs = canonicalOrder(msgs, slots)
-		slices.Sort(slots)
-		for k, e := range msgs {
-			entries = append(entries, placed{pos: slots[k], order: k, e: e})
+		slot, ok := refs[m.id]
+		if !ok {
+			slot = end
 		}
-		n := len(msgs)
-		for _, r := range before {
-			if seen[r.id] == 0 {
-				seen[r.id] = -1 // once
-				entries = append(entries, placed{pos: end, order: n, e: Entry{"type": MessageRemoved, "messageId": r.m["id"]}})
-				n++
-			}
+		msgs = append(msgs, messageEntry(m.m, openMsgs, openCalls))
+		slots = append(slots, slot)
+	}
+	msgs = canonicalOrder(msgs, slots)
+	slices.Sort(slots)
+	for k, e := range msgs {
+		entries = append(entries, placed{pos: slots[k], order: k, e: e})
+	}
+	n := len(msgs)
+	for _, m := range r.before {
+		if seen[m.id] == 0 {
+			seen[m.id] = -1 // once
+			entries = append(entries, placed{pos: end, order: n, e: Entry{"type": MessageRemoved, "messageId": m.m["id"]}})
+			n++
 		}
-		if stateTouched {
-			s, err := decodeJSON(v.State())
-			if err == nil {
-				entries = append(entries, placed{pos: end, order: n, e: Entry{"type": State, "snapshot": s}})
-			}
+	}
+	if r.stateTouched {
+		s, err := decodeJSON(v.State())
+		if err == nil {
+			entries = append(entries, placed{pos: end, order: n, e: Entry{"type": State, "snapshot": s}})
 		}
-		// Entries for the run's end come after what is placed before it.
-		slices.SortStableFunc(entries, func(a, b placed) int {
-			return cmp.Or(cmp.Compare(a.pos, b.pos), cmp.Compare(kind(a, end), kind(b, end)), cmp.Compare(a.order, b.order))
-		})
-		for _, p := range entries {
-			out = append(out, p.e)
-		}
+	}
+	// Entries for the run's end come after what is placed before it.
+	slices.SortStableFunc(entries, func(a, b placed) int {
+		return cmp.Or(cmp.Compare(a.pos, b.pos), cmp.Compare(kind(a, end), kind(b, end)), cmp.Compare(a.order, b.order))
+	})
+	for _, p := range entries {
+		out = append(out, p.e)
 	}
 	return out
 }
@@ -271,8 +324,9 @@ func kind(p placed, end int) int {
 	return 1
 }
 
-// records returns the client's messages with their canonical text.
-func records(v *agui.View) []msgRec {
+// records returns the client's messages, with their canonical text when
+// text is set.
+func records(v *agui.View, text bool) []msgRec {
 	all, err := decodeJSON(v.MessagesJSON())
 	if err != nil {
 		return nil
@@ -284,10 +338,18 @@ func records(v *agui.View) []msgRec {
 		if !ok {
 			continue
 		}
-		out = append(out, msgRec{id: idText(m["id"]), text: string(Marshal([]Entry{m})), m: m})
+		r := msgRec{id: idText(m["id"]), m: m}
+		if text {
+			r.text = canonicalText(m)
+		}
+		out = append(out, r)
 	}
 	return out
 }
+
+// canonicalText is a message as a golden line, to tell whether a run
+// changed it.
+func canonicalText(m map[string]any) string { return string(Marshal([]Entry{m})) }
 
 // idText is an id as a map key: a string as it is, anything else as JSON.
 func idText(v any) string {

@@ -65,7 +65,14 @@ type evt struct {
 
 // events returns the events of every run, as they came.
 func (s *source) events() []agui.Event {
-	var out []agui.Event
+	if len(s.runs) == 1 {
+		return s.runs[0].raw // a stream, not a copy of it
+	}
+	var n int
+	for _, r := range s.runs {
+		n += len(r.raw)
+	}
+	out := make([]agui.Event, 0, n)
 	for _, r := range s.runs {
 		out = append(out, r.raw...)
 	}
