@@ -64,6 +64,31 @@ func ExampleNormalizer_Normalize() {
 	// {"type":"RUN_FINISHED","threadId":"thread-1","runId":"run-1"}
 }
 
+// A stream too long to hold is normalised as it is read: a Stream keeps
+// the client's view and the entries, not the events.
+func ExampleNormalizer_NewStream() {
+	s := golden.Normalizer{}.NewStream(golden.Merged)
+	r := agui.NewReader(strings.NewReader(`{"type":"RUN_STARTED","threadId":"t-9f2","runId":"r-71c"}
+{"type":"TEXT_MESSAGE_START","messageId":"m-a1","role":"assistant"}
+{"type":"TEXT_MESSAGE_CONTENT","messageId":"m-a1","delta":"Sunny "}
+{"type":"TEXT_MESSAGE_CONTENT","messageId":"m-a1","delta":"in Paris."}
+{"type":"TEXT_MESSAGE_END","messageId":"m-a1"}
+{"type":"RUN_FINISHED","threadId":"t-9f2","runId":"r-71c"}
+`), "run.jsonl")
+	for {
+		e, err := r.Next()
+		if err != nil {
+			break // io.EOF here; a real reader reports other errors
+		}
+		s.Push(e)
+	}
+	fmt.Print(string(golden.Marshal(s.Entries())))
+	// Output:
+	// {"type":"RUN_STARTED","threadId":"thread-1","runId":"run-1"}
+	// {"type":"MESSAGE","messageId":"msg-1","role":"assistant","content":"Sunny in Paris."}
+	// {"type":"RUN_FINISHED","threadId":"thread-1","runId":"run-1"}
+}
+
 func ExampleCompare() {
 	want := golden.Normalize(stream(), golden.Merged)
 	// The new build asks for Rome's weather in Fahrenheit and adds a step.

@@ -55,86 +55,111 @@ type msgRec struct {
 	m    map[string]any
 }
 
-// merge builds the merged view of runs: the client's view (agui.View)
-// run by run. Events that build messages and state give way to one
-// Message entry per message the run created or changed, at the place
-// where the run first touched it, in the order the client holds them
-// (canonical where only the interleaving of parallel calls decides), and
-// a State entry before the run's end; other events stay as they are. Ids
-// are still the original ones.
-func merge(requests []Run, c agui.Client, decode func(agui.Event) Entry) []Entry {
-	var v *agui.View
-	stateKnown := false
-	var out []Entry
-	for _, req := range requests {
-		switch {
-		case req.Input != nil:
-			v, stateKnown = agui.NewClientView(c, *req.Input), true
-		case v == nil:
-			v = agui.NewClientView(c, agui.RunAgentInput{})
-		default:
-			v.AddMessages() // a request of its own
-		}
-		out = append(out, mergeRequest(v, req.Events, &stateKnown, decode)...)
-	}
-	return out
+// The merged view of runs: the client's view (agui.View) as each run
+// leaves it becomes a Message entry per message the run created or
+// changed, at the place where the run first touched it, in the order the
+// client holds them (canonical where only the interleaving of parallel
+// calls decides), and a State entry before the run's end; other events
+// stay as they are. Ids are still the original ones.
+
+// A merger builds the merged view of requests whose events are pushed one
+// at a time: it holds the client's view and the entries, not the events.
+type merger struct {
+	c          agui.Client
+	decode     func(agui.Event) Entry
+	v          *agui.View
+	stateKnown bool
+	// x expands the request's chunks; a chunk that cannot is kept as it
+	// is.
+	x *agui.Expander
+	// openMsgs and openCalls are the messages and calls the request has
+	// started and not ended: the entries of all its runs mark them, so
+	// its runs are emitted when it ends.
+	openMsgs, openCalls map[string]bool
+	started             bool
+	run                 *runMerge
+	ended               []*runMerge
+	out                 []Entry
 }
 
-// mergeRequest merges the events of one request, which may hold several
-// runs.
-func mergeRequest(v *agui.View, events []agui.Event, stateKnown *bool, decode func(agui.Event) Entry) []Entry {
-	// Chunks expand first; a chunk that cannot is kept as it is. The
-	// events are expanded twice rather than kept expanded: once for the
-	// messages and calls still open at the request's end, which every run's
-	// entries mark, then to merge them run by run.
-	openMsgs, openCalls := map[string]bool{}, map[string]bool{}
-	expand(v.Client(), events, func(y agui.Event, raw bool) {
-		if raw {
-			return
-		}
+func newMerger(c agui.Client, decode func(agui.Event) Entry) *merger {
+	return &merger{c: c, decode: decode}
+}
+
+// request ends the request in progress, if any, and starts one: from its
+// input's messages and state when known; without it, from what the view
+// held after the previous request (nothing at first).
+func (m *merger) request(in *agui.RunAgentInput) {
+	m.endRequest()
+	switch {
+	case in != nil:
+		m.v, m.stateKnown = agui.NewClientView(m.c, *in), true
+	case m.v == nil:
+		m.v = agui.NewClientView(m.c, agui.RunAgentInput{})
+	default:
+		m.v.AddMessages() // a request of its own
+	}
+	m.x = agui.NewClientExpander(m.c)
+	m.openMsgs, m.openCalls = map[string]bool{}, map[string]bool{}
+	m.started = true
+}
+
+// push merges the request's next event.
+func (m *merger) push(e agui.Event) {
+	if !m.started {
+		m.request(nil)
+	}
+	out, err := m.x.Push(e)
+	for _, y := range out {
 		switch y.Type() {
 		case agui.TextMessageStart, agui.ReasoningMessageStart:
-			openMsgs[y.MessageID()] = true
+			m.openMsgs[y.MessageID()] = true
 		case agui.TextMessageEnd, agui.ReasoningMessageEnd:
-			delete(openMsgs, y.MessageID())
+			delete(m.openMsgs, y.MessageID())
 		case agui.ToolCallStart:
-			openCalls[y.ToolCallID()] = true
+			m.openCalls[y.ToolCallID()] = true
 		case agui.ToolCallEnd:
-			delete(openCalls, y.ToolCallID())
+			delete(m.openCalls, y.ToolCallID())
 		}
-	})
-	var out []Entry
-	var run *runMerge
-	expand(v.Client(), events, func(e agui.Event, raw bool) {
-		if run != nil && e.Type() == agui.RunStarted {
-			out = run.finish(out, openMsgs, openCalls)
-			run = nil
-		}
-		if run == nil {
-			run = startRun(v, stateKnown, decode, e, raw)
-			return
-		}
-		run.push(e, raw)
-	})
-	if run != nil {
-		out = run.finish(out, openMsgs, openCalls)
+		m.item(y, false)
 	}
-	return out
+	if err != nil {
+		m.item(e, true)
+	}
 }
 
-// expand calls f with each event the client's expander makes of events, in
-// order; raw says an event kept as it came, a chunk it could not expand.
-func expand(c agui.Client, events []agui.Event, f func(e agui.Event, raw bool)) {
-	x := agui.NewClientExpander(c)
-	for _, e := range events {
-		out, err := x.Push(e)
-		for _, y := range out {
-			f(y, false)
-		}
-		if err != nil {
-			f(e, true)
-		}
+// item merges one expanded event; raw says an event kept as it came.
+func (m *merger) item(e agui.Event, raw bool) {
+	if m.run != nil && e.Type() == agui.RunStarted {
+		m.run.end()
+		m.ended = append(m.ended, m.run)
+		m.run = nil
 	}
+	if m.run == nil {
+		m.run = startRun(m.v, &m.stateKnown, m.decode, e, raw)
+		return
+	}
+	m.run.push(e, raw)
+}
+
+// endRequest ends the request in progress: its runs' entries go out.
+func (m *merger) endRequest() {
+	if m.run != nil {
+		m.run.end()
+		m.ended = append(m.ended, m.run)
+		m.run = nil
+	}
+	for _, r := range m.ended {
+		m.out = r.emit(m.out, m.openMsgs, m.openCalls)
+	}
+	m.ended = nil
+	m.started = false
+}
+
+// end ends the last request and returns the entries.
+func (m *merger) end() []Entry {
+	m.endRequest()
+	return m.out
 }
 
 // runMerge merges one run, its events pushed one at a time: each event
@@ -152,15 +177,19 @@ type runMerge struct {
 	refs, callRefs map[string]int
 	stopped        bool
 	stateTouched   bool
-	// end is the position of the run's terminal event, -1 before it.
-	end int
+	// endAt is the position of the run's terminal event, -1 before it.
+	endAt int
 	// n is the number of events pushed.
 	n int
+	// changed and slots are, once the run has ended, the messages it
+	// created or changed, in the client's order, and the position of each.
+	changed []map[string]any
+	slots   []int
 }
 
 // startRun starts merging a run at its first event.
 func startRun(v *agui.View, stateKnown *bool, decode func(agui.Event) Entry, first agui.Event, raw bool) *runMerge {
-	r := &runMerge{v: v, stateKnown: stateKnown, decode: decode, refs: map[string]int{}, callRefs: map[string]int{}, end: -1}
+	r := &runMerge{v: v, stateKnown: stateKnown, decode: decode, refs: map[string]int{}, callRefs: map[string]int{}, endAt: -1}
 	if first.Type() == agui.RunStarted && !raw {
 		// RUN_STARTED's input messages are the run's starting point.
 		_ = v.Apply(first)
@@ -190,7 +219,7 @@ func (r *runMerge) push(e agui.Event, raw bool) {
 	r.n++
 	t := e.Type()
 	if (t == agui.RunFinished || t == agui.RunError) && !raw {
-		r.end = i
+		r.endAt = i
 	}
 	if r.stopped || raw {
 		// The client stops at a chunk it cannot expand too.
@@ -238,14 +267,13 @@ func (r *runMerge) push(e agui.Event, raw bool) {
 	}
 }
 
-// finish appends the run's entries to out: the events kept, and the
-// messages the run created or changed, in the client's order, each at the
-// first place that named it; openMsgs and openCalls are the messages and
-// calls still open at the request's end.
-func (r *runMerge) finish(out []Entry, openMsgs, openCalls map[string]bool) []Entry {
-	v, end, refs, entries := r.v, r.end, r.refs, r.entries
-	if end < 0 {
-		end = r.n
+// end ends the run, reading what the client's view holds now: the
+// messages the run created or changed, each at the first place that
+// named it, the messages it removed, and the state if the run touched it.
+func (r *runMerge) end() {
+	v, refs := r.v, r.refs
+	if r.endAt < 0 {
+		r.endAt = r.n
 	}
 	after := records(v, false)
 	seen := map[string]int{}
@@ -253,8 +281,6 @@ func (r *runMerge) finish(out []Entry, openMsgs, openCalls map[string]bool) []En
 	for _, m := range r.before {
 		old[m.id] = append(old[m.id], m.text)
 	}
-	var msgs []Entry
-	var slots []int
 	owner := map[string]string{}
 	for _, m := range after {
 		for _, c := range callsOf(m.m) {
@@ -280,29 +306,40 @@ func (r *runMerge) finish(out []Entry, openMsgs, openCalls map[string]bool) []En
 		}
 		slot, ok := refs[m.id]
 		if !ok {
-			slot = end
+			slot = r.endAt
 		}
-		msgs = append(msgs, messageEntry(m.m, openMsgs, openCalls))
-		slots = append(slots, slot)
+		r.changed = append(r.changed, m.m)
+		r.slots = append(r.slots, slot)
 	}
-	msgs = canonicalOrder(msgs, slots)
-	slices.Sort(slots)
-	for k, e := range msgs {
-		entries = append(entries, placed{pos: slots[k], order: k, e: e})
-	}
-	n := len(msgs)
+	n := len(r.changed)
 	for _, m := range r.before {
 		if seen[m.id] == 0 {
 			seen[m.id] = -1 // once
-			entries = append(entries, placed{pos: end, order: n, e: Entry{"type": MessageRemoved, "messageId": m.m["id"]}})
+			r.entries = append(r.entries, placed{pos: r.endAt, order: n, e: Entry{"type": MessageRemoved, "messageId": m.m["id"]}})
 			n++
 		}
 	}
 	if r.stateTouched {
 		s, err := decodeJSON(v.State())
 		if err == nil {
-			entries = append(entries, placed{pos: end, order: n, e: Entry{"type": State, "snapshot": s}})
+			r.entries = append(r.entries, placed{pos: r.endAt, order: n, e: Entry{"type": State, "snapshot": s}})
 		}
+	}
+	r.before, r.refs, r.callRefs = nil, nil, nil
+}
+
+// emit appends the ended run's entries to out, in order; openMsgs and
+// openCalls are the messages and calls still open at the request's end.
+func (r *runMerge) emit(out []Entry, openMsgs, openCalls map[string]bool) []Entry {
+	entries, end := r.entries, r.endAt
+	msgs := make([]Entry, len(r.changed))
+	for i, m := range r.changed {
+		msgs[i] = messageEntry(m, openMsgs, openCalls)
+	}
+	msgs = canonicalOrder(msgs, r.slots)
+	slices.Sort(r.slots)
+	for k, e := range msgs {
+		entries = append(entries, placed{pos: r.slots[k], order: k, e: e})
 	}
 	// Entries for the run's end come after what is placed before it.
 	slices.SortStableFunc(entries, func(a, b placed) int {

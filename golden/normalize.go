@@ -105,26 +105,71 @@ func (n Normalizer) Normalize(events []agui.Event, v View) []Entry {
 // as a recording or a harness case: in the merged view each run starts
 // from its request's messages and state.
 func (n Normalizer) NormalizeRuns(runs []Run, v View) []Entry {
-	pointers := n.compile()
-	var entries []Entry
+	s := n.NewStream(v)
+	for _, r := range runs {
+		s.Request(r.Input)
+		for _, e := range r.Events {
+			s.Push(e)
+		}
+	}
+	return s.Entries()
+}
+
+// A Stream normalises a stream as its events are read, for a stream too
+// long to hold: it keeps the entries and, in the merged view, the
+// client's view, not the events. Its entries are those NormalizeRuns
+// returns for the same requests and events.
+type Stream struct {
+	n        Normalizer
+	pointers [][]string
+	wire     []Entry
+	m        *merger // nil in the wire view
+}
+
+// NewStream returns a Stream of view v. It panics where Normalize does.
+func (n Normalizer) NewStream(v View) *Stream {
+	s := &Stream{n: n, pointers: n.compile()}
 	switch v {
 	case Wire:
-		for _, r := range runs {
-			for _, e := range r.Events {
-				entries = append(entries, n.decode(e))
-			}
-		}
 	case Merged:
-		entries = merge(runs, n.Client, n.decode)
+		s.m = newMerger(n.Client, n.decode)
 	default:
 		panic(fmt.Sprintf("golden: unknown view %d", v))
+	}
+	return s
+}
+
+// Request starts a request, as a Run of NormalizeRuns does: in is its
+// input, nil when not known. Events pushed before the first Request are
+// one request with no input.
+func (s *Stream) Request(in *agui.RunAgentInput) {
+	if s.m != nil {
+		s.m.request(in)
+	}
+}
+
+// Push adds the request's next event.
+func (s *Stream) Push(e agui.Event) {
+	if s.m != nil {
+		s.m.push(e)
+		return
+	}
+	s.wire = append(s.wire, s.n.decode(e))
+}
+
+// Entries returns the entries of all that was pushed, ids as
+// placeholders. Nothing may be pushed after.
+func (s *Stream) Entries() []Entry {
+	entries := s.wire
+	if s.m != nil {
+		entries = s.m.end()
 	}
 	ids := placeholders{m: make(map[string]string), n: make(map[string]int)}
 	for _, e := range entries {
 		ids.entry(e)
 	}
 	for _, e := range entries {
-		n.scrub(e, pointers)
+		s.n.scrub(e, s.pointers)
 	}
 	return entries
 }

@@ -77,8 +77,11 @@ func cmdDiff(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 	var entries [2][]golden.Entry
 	for i, name := range fs.Args() {
-		// The view is the golden's, built from the events as they came.
-		src, err := readEvents(name, stdin)
+		// The view is the golden's, built from the events as they are
+		// read: what is held is the client's view and the entries, not
+		// the events.
+		norm := golden.Normalizer{Client: opt.Client}.NewStream(v)
+		src, err := streamEvents(name, stdin, norm.Push)
 		if err != nil {
 			fmt.Fprintf(stderr, "aguitest diff: %v\n", err)
 			return 2
@@ -86,13 +89,12 @@ func cmdDiff(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		for _, p := range src.problems {
 			fmt.Fprintf(stderr, "aguitest diff: warning: %s\n", p)
 		}
-		evs := src.events()
-		if len(evs) == 0 {
+		if src.sunk == 0 {
 			// Two streams of nothing are not "the same stream".
 			fmt.Fprintf(stderr, "aguitest diff: %s: no AG-UI events to compare: %s\n", src.name, src.head)
 			return 2
 		}
-		entries[i] = golden.Normalizer{Client: opt.Client}.Normalize(evs, v)
+		entries[i] = norm.Entries()
 	}
 	a, b := fs.Arg(0), fs.Arg(1)
 	diffs := golden.Compare(entries[0], entries[1])

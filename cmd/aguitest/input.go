@@ -31,6 +31,11 @@ type source struct {
 	// client is the @ag-ui/client version whose view and verifier show
 	// --messages follows ("" for 1.0.0).
 	client agui.Client
+	// sink, when set, is handed each event as it is read, and no run keeps
+	// its events (streamEvents).
+	sink func(agui.Event)
+	// sunk counts the events handed to sink.
+	sunk int
 }
 
 // A runView is one run: its events as they came (for diff) and expanded
@@ -82,19 +87,26 @@ func (s *source) events() []agui.Event {
 // readSource reads a stream or a recording; "-" reads stdin. Errors name
 // the file and line.
 func readSource(name string, stdin io.Reader, p agui.Options) (*source, error) {
-	return readInput(name, stdin, p, true)
+	return readInput(&source{name: name}, stdin, p, true)
 }
 
 // readEvents reads a stream or a recording as readSource does, keeping of
 // each run only its events as they came (runView.raw): no verifier, no
 // chunk expansion.
 func readEvents(name string, stdin io.Reader) (*source, error) {
-	return readInput(name, stdin, agui.Options{}, false)
+	return readInput(&source{name: name}, stdin, agui.Options{}, false)
 }
 
-func readInput(name string, stdin io.Reader, p agui.Options, views bool) (*source, error) {
+// streamEvents reads a stream or a recording as readEvents does, and hands
+// each event to f as it is read rather than keeping it: the source's runs
+// hold no events, and its sunk field counts them.
+func streamEvents(name string, stdin io.Reader, f func(agui.Event)) (*source, error) {
+	return readInput(&source{name: name, sink: f}, stdin, agui.Options{}, false)
+}
+
+func readInput(src *source, stdin io.Reader, p agui.Options, views bool) (*source, error) {
 	var in io.Reader
-	src := &source{name: name}
+	name := src.name
 	if name == "-" {
 		src.name = "<stdin>"
 		in = stdin
@@ -115,7 +127,7 @@ func readInput(name string, stdin io.Reader, p agui.Options, views bool) (*sourc
 	r := agui.NewReader(br, src.name)
 	// One verifier for the whole stream, as verify does; the runs are
 	// split after.
-	b := newBuilder(p, views)
+	b := newBuilder(src, p, views)
 	n := 0
 	for {
 		e, err := r.Next()
@@ -153,7 +165,7 @@ func readRecording(src *source, in io.Reader, p agui.Options, views bool) (*sour
 			src.problems = append(src.problems, err.Error())
 			continue
 		}
-		b := newBuilder(p, views)
+		b := newBuilder(src, p, views)
 		n := 0
 		for _, re := range run.Events {
 			if len(re.Event.Raw()) == 0 { // data or a protobuf frame that is no event
@@ -185,13 +197,15 @@ func readRecording(src *source, in io.Reader, p agui.Options, views bool) (*sour
 // builder verifies events as they come and expands their chunks into one
 // runView; without views, it keeps the events only.
 type builder struct {
-	rv *runView
-	v  *agui.Verifier // nil: events only
-	x  agui.Expander
+	rv  *runView
+	v   *agui.Verifier // nil: events only
+	x   agui.Expander
+	src *source
+	n   int // events added
 }
 
-func newBuilder(p agui.Options, views bool) *builder {
-	b := &builder{rv: &runView{}}
+func newBuilder(src *source, p agui.Options, views bool) *builder {
+	b := &builder{rv: &runView{}, src: src}
 	if views {
 		b.v = agui.NewVerifier(agui.Options{Profile: p.Profile, Client: p.Client})
 	}
@@ -200,8 +214,14 @@ func newBuilder(p agui.Options, views bool) *builder {
 
 func (b *builder) add(ev evt) {
 	rv := b.rv
-	if len(rv.raw) == 0 {
+	if b.n == 0 {
 		rv.line = ev.line
+	}
+	b.n++
+	if b.src.sink != nil {
+		b.src.sink(ev.e)
+		b.src.sunk++
+		return
 	}
 	rv.raw = append(rv.raw, ev.e)
 	if b.v == nil {
