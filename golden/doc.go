@@ -46,7 +46,9 @@
 // apply) leave no entry of their own: the verifier reports them. Other
 // events (run lifecycle, steps, custom, raw, reasoning spans, subagents)
 // stay as they are. Where the client's pipeline would stop (a chunk it
-// cannot expand), the rest of the run is shown as it came.
+// cannot expand), the rest of the run is shown as it came. A stream too
+// long to hold is normalised as it is read ([Normalizer.NewStream]),
+// keeping the client's view and the entries, not the events.
 //
 // Because a provider's call index is not on the wire, what only the
 // interleaving of parallel calls decides is put in a canonical order: the
