@@ -500,7 +500,7 @@ func TestStateDeltaApplies(t *testing.T) {
 // TestStatePatchNullElement: StatePatch applies patches as the client does
 // (jsonpatch.Apply), so a "test" of the empty state and of an array holding
 // null succeed, where github.com/evanphx/json-patch/v5 panics
-// (internal/sdktest/agent's TestJSONPatchNullPanics keeps that bug).
+// (internal/sdktest's TestJSONPatchNullPanics keeps that bug).
 func TestStatePatchNullElement(t *testing.T) {
 	run, _ := start(t, agent.Options{})
 	if err := run.StatePatch([]map[string]any{{"op": "test", "path": "", "value": map[string]any{}}}); err != nil {

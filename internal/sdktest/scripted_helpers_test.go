@@ -1,7 +1,7 @@
-// Code copied from scripted/helpers_test.go by TestHelpersAreScripteds's
+// Code copied from scripted/helpers_test.go by TestHelpersAreCopies's
 // instructions; edit that file, not this one.
 
-package scripted_test
+package sdktest_test
 
 import (
 	"context"

@@ -1,4 +1,4 @@
-package harness_test
+package sdktest_test
 
 import (
 	"encoding/json"

@@ -1,4 +1,4 @@
-package agent_test
+package sdktest_test
 
 import (
 	"encoding/json"

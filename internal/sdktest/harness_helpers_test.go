@@ -1,4 +1,7 @@
-package harness_test
+// Code copied from harness/helpers_test.go by TestHelpersAreCopies's
+// instructions; edit that file, not this one.
+
+package sdktest_test
 
 import (
 	"context"

@@ -1,4 +1,4 @@
-package scripted_test
+package sdktest_test
 
 import (
 	"context"
@@ -19,7 +19,7 @@ import (
 
 // TestConversation runs a two-turn tool conversation with openai-go.
 func TestConversation(t *testing.T) {
-	s, err := Load("../../../scripted/testdata/weather.yaml")
+	s, err := Load("../../scripted/testdata/weather.yaml")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,4 +1,4 @@
-package scripted_test
+package sdktest_test
 
 import (
 	"context"
