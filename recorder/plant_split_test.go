@@ -421,31 +421,43 @@ func TestNoPlantedCredentialProviderWires(t *testing.T) {
 		n = 3
 	}
 	for i, p := range formats {
-		args, _ := json.Marshal(map[string]any{"note": "saved " + p.value})
-		turn := scripted.Turn{Text: plantedLane("text", p), Reasoning: "thinking of " + p.value, Calls: []scripted.Call{{Name: "save", Args: string(args)}}}
-		if i == 0 {
-			fa, _ := json.Marshal(fields)
-			turn.Calls = append(turn.Calls, scripted.Call{Name: "login", Args: string(fa)})
+		// A subtest a kind, run in parallel: most of an exchange is the
+		// wait for the loopback server's stream.
+		t.Run(p.kind, func(t *testing.T) {
+			t.Parallel()
+			plantedProviderWires(t, i, p, n, fields, all)
+		})
+	}
+}
+
+// plantedProviderWires streams the planted credential p, the i-th format,
+// on every wire that can carry each of n explored variants of its turn (one
+// under -short) and checks that no recording holds a planted value.
+func plantedProviderWires(t *testing.T, i int, p planted, n int, fields map[string]any, all []planted) {
+	args, _ := json.Marshal(map[string]any{"note": "saved " + p.value})
+	turn := scripted.Turn{Text: plantedLane("text", p), Reasoning: "thinking of " + p.value, Calls: []scripted.Call{{Name: "save", Args: string(args)}}}
+	if i == 0 {
+		fa, _ := json.Marshal(fields)
+		turn.Calls = append(turn.Calls, scripted.Call{Name: "login", Args: string(fa)})
+	}
+	script := scripted.Script{Turns: []scripted.Turn{turn}}
+	variants := scripted.Explore(script, scripted.Wires, uint64(i+1), n)
+	variants = append(variants, scripted.Variant{Name: "as written", Script: script})
+	for vi, v := range variants {
+		if testing.Short() && vi != i%len(variants) {
+			// One variant a kind, a different one for the next.
+			continue
 		}
-		script := scripted.Script{Turns: []scripted.Turn{turn}}
-		variants := scripted.Explore(script, scripted.Wires, uint64(i+1), n)
-		variants = append(variants, scripted.Variant{Name: "as written", Script: script})
-		for vi, v := range variants {
-			if testing.Short() && vi != i%len(variants) {
-				// One variant a kind, a different one for the next.
+		for _, wire := range scripted.Wires {
+			if v.Script.ValidateWire(wire, true) != nil {
 				continue
 			}
-			for _, wire := range scripted.Wires {
-				if v.Script.ValidateWire(wire, true) != nil {
-					continue
-				}
-				rec, body := providerExchange(t, v.Script, wire)
-				if l := leaks(rec, all); len(l) > 0 {
-					t.Errorf("%s on %s under %s: leaked %v", p.kind, wire, v, l)
-				}
-				if len(body) == 0 {
-					t.Errorf("%s on %s: the client read nothing", p.kind, wire)
-				}
+			rec, body := providerExchange(t, v.Script, wire)
+			if l := leaks(rec, all); len(l) > 0 {
+				t.Errorf("%s on %s under %s: leaked %v", p.kind, wire, v, l)
+			}
+			if len(body) == 0 {
+				t.Errorf("%s on %s: the client read nothing", p.kind, wire)
 			}
 		}
 	}

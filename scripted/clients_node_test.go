@@ -285,8 +285,10 @@ func TestNodeClientRetries(t *testing.T) {
 		if c.wire == WireBedrock {
 			status = 503 // the AWS SDK retries 503, not 529, which AWS does not send
 		}
+		// Retry-After of a millisecond: @anthropic-ai/sdk takes 0 for no
+		// header and backs off half a second, then a second.
 		srv := NewServer(Script{Turns: []Turn{
-			{Fault: &Fault{Kind: FaultStatus, Status: status, RetryAfter: "0", Times: 2}},
+			{Fault: &Fault{Kind: FaultStatus, Status: status, RetryAfter: "0.001", Times: 2}},
 			{Text: "Third time lucky."},
 		}})
 		defer srv.Close()

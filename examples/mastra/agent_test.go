@@ -7,8 +7,10 @@ import (
 	"net"
 	"os"
 	"os/exec"
+	"runtime"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -23,9 +25,29 @@ import (
 func agent(t *testing.T) harness.Agent {
 	t.Helper()
 	oracle.Need(t, ".", "@ag-ui/mastra", "the Mastra agent")
-	a := harness.Command("node", "server.mjs")
-	a.StartTimeout = startTimeout
-	return a
+	served.once.Do(func() {
+		a := harness.Command("node", "server.mjs")
+		a.StartTimeout = startTimeout
+		served.agent, served.stop = harness.Pool(a, runtime.GOMAXPROCS(0))
+	})
+	return served.agent
+}
+
+// served is the Mastra server the tests run their cases on, its programs
+// kept from one test to the next (harness.Pool): loading Mastra takes more
+// than a second of CPU. TestMain stops them.
+var served struct {
+	once  sync.Once
+	agent harness.Agent
+	stop  func()
+}
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if served.stop != nil {
+		served.stop()
+	}
+	os.Exit(code)
 }
 
 // startTimeout bounds the server's start: loading Mastra takes seconds,

@@ -44,9 +44,7 @@ func TestConform(t *testing.T) {
 	if short {
 		cfg.Skip = append(cfg.Skip, leftRun)
 	}
-	server := harness.Command("node", "server.mjs")
-	server.StartTimeout = startTimeout
-	rep := conform.Run(t.Context(), server, cfg)
+	rep := conform.Run(t.Context(), agent(t), cfg)
 	var b bytes.Buffer
 	if err := rep.WriteJSON(&b, true); err != nil {
 		t.Fatal(err)

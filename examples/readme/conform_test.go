@@ -15,14 +15,14 @@ import (
 
 func TestConformance(t *testing.T) {
 	// Its waits (the provider-429 and provider-500 scenarios wait out the
-	// agent's retries) overlap the other tests.
+	// agent's retries) overlap the other tests, and each other's.
 	t.Parallel()
 	agent := harness.Handler(func(env harness.Env) http.Handler {
 		return claude.New(claude.Options{BaseURL: env.BaseURL, APIKey: env.APIKey})
 	})
 	harness.Run(t, agent, conform.Cases(conform.Config{
 		Tools: []conform.ServerTool{{Name: "get_forecast", Args: json.RawMessage(`{"city":"Paris"}`)}},
-	}))
+	}), harness.Options{Parallel: true})
 }
 
 // cases.yaml, quoted in docs/conformance.md, runs as "aguitest test

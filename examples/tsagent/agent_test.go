@@ -144,13 +144,15 @@ func TestTypeScriptAgent(t *testing.T) {
 	// own (a program started for each, so a small budget), and must give
 	// the client the same conversation under every one.
 	plans := 12
+	var protoExplore *harness.Explore // the default budget
 	if testing.Short() {
 		plans = 4
+		protoExplore = &harness.Explore{Plans: plans}
 	}
 	harness.Run(t, agent, cases, harness.Options{Explore: &harness.Explore{Plans: plans}})
 	// The same cases and goldens over the protobuf encoding, which
 	// @ag-ui/encoder answers when the request asks for it.
 	t.Run("protobuf", func(t *testing.T) {
-		harness.Run(t, agent, cases, harness.Options{Accept: agui.MediaTypeProto})
+		harness.Run(t, agent, cases, harness.Options{Accept: agui.MediaTypeProto, Explore: protoExplore})
 	})
 }

@@ -284,22 +284,30 @@ async function aiStream(model, retries) {
   return r;
 }
 
-// One case a line on stdin, one result a line on stdout, as they come:
-// the tests keep one process and feed it every batch.
+// One case a line on stdin, one result a line on stdout, in the order of
+// the cases: the tests keep one process and feed it every batch. Each case
+// starts as its line is read, while the ones before it still run: the
+// clients wait on their servers (and on their retries' backoff) at once.
+async function runCase(c) {
+  const run = clients[c.client];
+  if (!run) {
+    return { error: { name: "Error", message: `unknown client ${c.client}` } };
+  }
+  try {
+    return await run(c.url, c.retries ?? 0);
+  } catch (e) {
+    return { error: errorOf(e) };
+  }
+}
+
 const rl = createInterface({ input: process.stdin, crlfDelay: Infinity });
+let written = Promise.resolve();
 for await (const line of rl) {
   if (line.trim() === "") continue;
   const c = JSON.parse(line);
-  const run = clients[c.client];
-  let out;
-  if (!run) {
-    out = { error: { name: "Error", message: `unknown client ${c.client}` } };
-  } else {
-    try {
-      out = await run(c.url, c.retries ?? 0);
-    } catch (e) {
-      out = { error: errorOf(e) };
-    }
-  }
-  process.stdout.write(JSON.stringify({ id: c.id, ...out }) + "\n");
+  const out = runCase(c);
+  written = written.then(async () => {
+    process.stdout.write(JSON.stringify({ id: c.id, ...(await out) }) + "\n");
+  });
 }
+await written;
