@@ -66,6 +66,8 @@ type Scenario struct {
 	// Case is the harness case, named Name; its Check holds the
 	// scenario's checks.
 	Case harness.Case
+
+	waits bool // its run is mostly a wait on the model client's retries
 }
 
 // The client's tools the scenarios offer. Their names are unlikely to be
@@ -256,6 +258,8 @@ func Battery(cfg Config) []Scenario {
 			Script:    script(turn),
 			WantError: &harness.WantError{},
 		})
+		// A status a client retries on, after a backoff or Retry-After.
+		out[len(out)-1].waits = f.Kind == scripted.FaultStatus
 	}
 	fault(Provider500, "the model answers HTTP 500 to every request: the run ends with RUN_ERROR, in time", scripted.Fault{Kind: scripted.FaultStatus, Status: 500, Message: "scripted upstream failure"}, scripted.Turn{})
 	fault(Provider429, "the model answers 429 with Retry-After: 1 to every request: the run ends with RUN_ERROR once the client gives up, in time", scripted.Fault{Kind: scripted.FaultStatus, Status: 429, RetryAfter: "1"}, scripted.Turn{})

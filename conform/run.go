@@ -49,7 +49,9 @@ type Result struct {
 	// Config.RecordDir is set and it ran.
 	Recording string
 
-	declared []scripted.Tool // the server's own tools, as it declared them to the model
+	declared   []scripted.Tool // the server's own tools, as it declared them to the model
+	unselected bool            // a place in the battery's order for a scenario cfg does not select
+	ctxErr     error           // Run's context had ended when the scenario did
 }
 
 // Report is how a server took the battery.
@@ -89,40 +91,90 @@ func (r *Report) Count(s Status) int {
 	return n
 }
 
-// Run runs the battery cfg selects against agent, one scenario after
-// another, and reports how each went. Each scenario has its own scripted
-// LLM and thread; a harness.Command agent's program is kept from one
-// scenario to the next (see harness.Pool) and started afresh only after a
-// run of it failed. Each run must end within cfg.Timeout. A scenario fails
-// when the harness finds a problem (the verifier under cfg.Profile, a
-// request left unanswered, a run that hangs, a RUN_ERROR it does not
-// expect or the lack of one it does) or its checks do.
+// Run runs the battery cfg selects against agent and reports how each
+// scenario went, in the battery's order. Each scenario has its own
+// scripted LLM and thread; a harness.Command agent's program is kept from
+// one scenario to the next (see harness.Pool) and started afresh only
+// after a run of it failed. Each run must end within cfg.Timeout. A
+// scenario fails when the harness finds a problem (the verifier under
+// cfg.Profile, a request left unanswered, a run that hangs, a RUN_ERROR it
+// does not expect or the lack of one it does) or its checks do.
+//
+// Scenarios run one after another, but for those whose run is mostly a
+// wait on the model client's retries (provider-500, provider-429): they
+// run at the same time as the others, on a program of their own for a
+// Command agent, unless cfg.ModelAddr is set or cfg.Explore.Parallel is 1.
+// cfg.OnResult is still told of the results in the battery's order.
 func Run(ctx context.Context, agent harness.Agent, cfg Config) Report {
 	start := time.Now()
-	rep := Report{Profile: cfg.Profile}
 	timeout := cfg.Timeout
 	if timeout == 0 {
 		timeout = DefaultTimeout
 	}
 	o := harness.Options{Timeout: timeout, RecordDir: cfg.RecordDir, ModelAddr: cfg.ModelAddr, IgnoreState: cfg.IgnoreState, Frontend: cfg.Frontend}
 	battery := Battery(cfg)
-	found := cfg.Declared != nil
 	parallel := runtime.GOMAXPROCS(0) // an explored scenario's plans at once
 	if x := cfg.Explore; x != nil && x.Off {
 		parallel = 1
 	} else if x != nil && x.Parallel > 0 {
 		parallel = x.Parallel
 	}
-	agent, stop := harness.Pool(agent, parallel)
+	_, command := agent.(*harness.CommandAgent)
+	found := cfg.Declared != nil
+	var aside []int // the scenarios run aside, by index in the battery
+	if cfg.ModelAddr == "" && (cfg.Explore == nil || cfg.Explore.Parallel != 1) {
+		for i, s := range battery {
+			if base, _, _ := strings.Cut(s.Name, "/"); base == string(GeneratedCall) && !found {
+				break // the battery after it is made anew when it is reached
+			}
+			if s.waits && s.Skip == "" && cfg.Selects(s.Name) {
+				aside = append(aside, i)
+			}
+		}
+	}
+	programs := parallel
+	if command && len(aside) > 0 {
+		programs++ // one program serves the scenarios run aside, in turn
+	}
+	agent, stop := harness.Pool(agent, programs)
 	defer stop()
-	for i := 0; i < len(battery); i++ {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	explicit := cfg.Explore != nil && !cfg.Explore.Off
+
+	b := &batteryRun{cfg: cfg, done: map[int]Result{}, rep: Report{Profile: cfg.Profile}}
+	finished := make(chan indexed, len(aside))
+	var wg sync.WaitGroup
+	run := func(i int, s Scenario) { finished <- indexed{i, b.scenario(ctx, o, agent, s, explicit)} }
+	if command {
+		scenarios := make([]Scenario, len(aside))
+		for k, i := range aside {
+			scenarios[k] = battery[i]
+		}
+		wg.Go(func() {
+			for k, i := range aside {
+				run(i, scenarios[k])
+			}
+		})
+	} else {
+		for _, i := range aside {
+			s := battery[i]
+			wg.Go(func() { run(i, s) })
+		}
+	}
+	isAside := func(i int) bool { return slices.Contains(aside, i) }
+
+	for i := 0; i < len(battery) && !b.stopped; i++ {
 		s := battery[i]
 		if base, _, _ := strings.Cut(s.Name, "/"); base == string(GeneratedCall) && !found {
-			// The server's own tools are known now, from what it asked.
+			// The server's own tools are known now, from what it asked in
+			// the scenarios run so far (not those run aside, so that what
+			// is generated does not hang on which of them has ended).
 			found = true
 			cfg.Declared = []scripted.Tool{}
-			for _, r := range rep.Results {
-				if r.Harness.Result == nil {
+			for j := range i {
+				r, ok := b.done[j]
+				if !ok || isAside(j) || r.Harness.Result == nil {
 					continue
 				}
 				for _, t := range r.declared {
@@ -136,29 +188,86 @@ func Run(ctx context.Context, agent harness.Agent, cfg Config) Report {
 			s = battery[i]
 		}
 		if !cfg.Selects(s.Name) {
+			b.done[i] = Result{Name: s.Name, unselected: true}
+		} else if !isAside(i) {
+			b.done[i] = b.scenario(ctx, o, agent, s, explicit)
+		}
+	ready:
+		for {
+			select {
+			case r := <-finished:
+				b.done[r.i] = r.res
+			default:
+				break ready
+			}
+		}
+		b.emit(i + 1)
+	}
+	if b.stopped {
+		cancel() // what still runs aside is not reported
+	}
+	wg.Wait()
+	close(finished)
+	for r := range finished {
+		b.done[r.i] = r.res
+	}
+	b.emit(len(battery))
+	b.rep.Duration = time.Since(start)
+	return b.rep
+}
+
+// indexed is a scenario's result and its index in the battery.
+type indexed struct {
+	i   int
+	res Result
+}
+
+// batteryRun keeps the results of a battery under way and hands them to
+// the report, and to Config.OnResult, in the battery's order.
+type batteryRun struct {
+	cfg     Config
+	done    map[int]Result // by index in the battery
+	next    int            // the index of the next result to report
+	stopped bool           // the battery stopped: the server could not be started, or ctx ended
+	rep     Report
+}
+
+// scenario runs a scenario and adds the likely cause of a failure to run.
+func (b *batteryRun) scenario(ctx context.Context, o harness.Options, agent harness.Agent, s Scenario, explicit bool) Result {
+	res := runScenario(ctx, o, agent, s, explicit)
+	res.ctxErr = ctx.Err()
+	if b.cfg.ModelAddr != "" && res.Status == Fail && res.Harness.Result != nil && len(res.Harness.Result.Requests) == 0 {
+		// The likely cause comes first.
+		res.Problems = append([]harness.Problem{{Kind: harness.ProblemModel, Text: fmt.Sprintf(
+			"the server asked the scripted LLM nothing: is its model client's base URL http://%s/v1?", b.cfg.ModelAddr)}}, res.Problems...)
+	}
+	return res
+}
+
+// emit reports the results ready in order, up to index until; it stops
+// the battery at a scenario whose server could not be started, or when
+// ctx has ended.
+func (b *batteryRun) emit(until int) {
+	for ; b.next < until && !b.stopped; b.next++ {
+		res, ok := b.done[b.next]
+		if !ok {
+			return // run aside, not ended yet
+		}
+		if res.unselected {
 			continue
 		}
-		res := runScenario(ctx, o, agent, s, cfg.Explore != nil && !cfg.Explore.Off)
-		if cfg.ModelAddr != "" && res.Status == Fail && res.Harness.Result != nil && len(res.Harness.Result.Requests) == 0 {
-			// The likely cause comes first.
-			res.Problems = append([]harness.Problem{{Kind: harness.ProblemModel, Text: fmt.Sprintf(
-				"the server asked the scripted LLM nothing: is its model client's base URL http://%s/v1?", cfg.ModelAddr)}}, res.Problems...)
-		}
-		rep.Results = append(rep.Results, res)
-		if cfg.OnResult != nil {
-			cfg.OnResult(res)
+		b.rep.Results = append(b.rep.Results, res)
+		if b.cfg.OnResult != nil {
+			b.cfg.OnResult(res)
 		}
 		if res.Harness.Result == nil && len(res.Problems) > 0 && res.Problems[0].Kind == harness.ProblemCase {
-			rep.Err = errors.New(res.Problems[0].Text)
-			break
-		}
-		if ctx.Err() != nil {
-			rep.Err = ctx.Err()
-			break
+			b.rep.Err = errors.New(res.Problems[0].Text)
+			b.stopped = true
+		} else if res.ctxErr != nil {
+			b.rep.Err = res.ctxErr
+			b.stopped = true
 		}
 	}
-	rep.Duration = time.Since(start)
-	return rep
 }
 
 // runScenario runs one scenario: the harness's case, then its checks.
