@@ -1,14 +1,10 @@
 package mastra
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
-	"net"
 	"os"
-	"os/exec"
 	"runtime"
-	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -201,41 +197,10 @@ func textAfterCalls() harness.Case {
 // of failure of its own. The test fails once @ag-ui/mastra gives each
 // step's text an id of its own.
 //
-// The agent runs once, as a URL agent whose model is served at a fixed
-// address (Options.ModelAddr), so that no plan waits for Node to start.
+// The plans run on the programs the package's other tests run on
+// (harness.Pool), so that no plan waits for Node to start.
 func TestExploreFindsTextAfterCalls(t *testing.T) {
-	oracle.Need(t, ".", "@ag-ui/mastra", "the Mastra agent")
-	llm, port := freeAddr(t), freeAddr(t)
-	_, portNumber, _ := net.SplitHostPort(port)
-	cmd := exec.Command("node", "server.mjs")
-	cmd.Env = append(os.Environ(), "PORT="+portNumber, "OPENAI_BASE_URL=http://"+llm+"/v1", "OPENAI_API_KEY=k")
-	var out bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &out
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	exited := make(chan error, 1)
-	go func() { exited <- cmd.Wait() }()
-	defer func() {
-		_ = cmd.Process.Kill()
-		<-exited
-	}()
-	for {
-		c, err := net.Dial("tcp", port)
-		if err == nil {
-			c.Close()
-			break
-		}
-		select {
-		case err := <-exited:
-			exited <- err
-			t.Fatalf("server.mjs exited before listening on %s (%v):\n%s", port, err, out.String())
-		case <-t.Context().Done():
-			t.Fatalf("server.mjs did not listen on %s:\n%s", port, out.String())
-		case <-time.After(20 * time.Millisecond):
-		}
-	}
-
+	a := agent(t)
 	c := harness.Case{
 		Name:     "parallel",
 		Input:    harness.User("Paris or Rome tomorrow?"),
@@ -243,7 +208,7 @@ func TestExploreFindsTextAfterCalls(t *testing.T) {
 		NoGolden: true,
 		Explore:  &harness.Explore{Plans: 13},
 	}
-	r := harness.Options{ModelAddr: llm}.Test(t.Context(), harness.URL("http://"+port+"/"), c)
+	r := harness.Options{}.Test(t.Context(), a, c)
 	if r.Exploration == nil || r.Exploration.Failure == nil {
 		t.Fatalf("exploration found nothing: %v", r.Err())
 	}
@@ -284,17 +249,4 @@ func TestExploreFindsTextAfterCalls(t *testing.T) {
 			t.Errorf("the shrunk script lacks %s:\n%s", want, got)
 		}
 	}
-}
-
-// freeAddr returns a loopback address free now, drawn below the kernel's
-// ephemeral ports and held until the test ends (harness.FreePort), so
-// that no other process is handed it before the server binds it.
-func freeAddr(t *testing.T) string {
-	t.Helper()
-	port, release, err := harness.FreePort()
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(release)
-	return "127.0.0.1:" + strconv.Itoa(port)
 }
