@@ -105,13 +105,20 @@ func TestConformHTMLInBrowser(t *testing.T) {
 			}
 		}
 	})
-	for name, min := range map[string]int{"violation": 200, "parallel call": 2000} {
-		if counts[name] < min {
-			t.Errorf("screenshot: %d pixels of the %s colour, want at least %d", counts[name], name, min)
-		}
+	if counts["violation"] < 200 {
+		t.Errorf("screenshot: %d pixels of the violation colour, want at least 200", counts["violation"])
+	}
+	// The parallel calls' bars are as wide as their time in the run, which
+	// the machine's load decides: what must show is the legend's swatch
+	// and a lane for each of the three calls, apart.
+	if n := colourBands(img, colours["parallel call"]); n < 4 {
+		t.Errorf("screenshot: %d bands of rows in the parallel call colour (the legend's and the lanes'), want at least 4", n)
 	}
 	if t.Failed() {
-		t.Logf("screenshot kept at %s", shot)
+		kept, err := os.MkdirTemp("", "aguitest-conform-html-*")
+		if err == nil && os.Rename(shot, filepath.Join(kept, "report.png")) == nil {
+			t.Logf("screenshot kept at %s", filepath.Join(kept, "report.png"))
+		}
 	}
 }
 

@@ -180,6 +180,27 @@ func eachPixel(img image.Image, f func(r, g, b int)) {
 	}
 }
 
+// colourBands returns how many bands of consecutive rows of img hold a
+// stretch of at least 4 pixels of colour c (each channel within 12).
+func colourBands(img image.Image, c [3]int) int {
+	bb := img.Bounds()
+	bands, in := 0, false
+	for y := bb.Min.Y; y < bb.Max.Y; y++ {
+		n := 0
+		for x := bb.Min.X; x < bb.Max.X; x++ {
+			r, g, b, _ := img.At(x, y).RGBA()
+			if abs(int(r>>8)-c[0]) < 12 && abs(int(g>>8)-c[1]) < 12 && abs(int(b>>8)-c[2]) < 12 {
+				n++
+			}
+		}
+		if n >= 4 && !in {
+			bands++
+		}
+		in = n >= 4
+	}
+	return bands
+}
+
 func abs(n int) int {
 	if n < 0 {
 		return -n
