@@ -145,21 +145,19 @@ func Run(ctx context.Context, agent harness.Agent, cfg Config) Report {
 	b := &batteryRun{cfg: cfg, done: map[int]Result{}, rep: Report{Profile: cfg.Profile}}
 	finished := make(chan indexed, len(aside))
 	var wg sync.WaitGroup
-	run := func(i int, s Scenario) { finished <- indexed{i, b.scenario(ctx, o, agent, s, explicit)} }
+	// The battery made anew at generated-call is a new slice: first keeps
+	// the scenarios run aside, which all come before it.
+	first := battery
+	run := func(i int) { finished <- indexed{i, b.scenario(ctx, o, agent, first[i], explicit)} }
 	if command {
-		scenarios := make([]Scenario, len(aside))
-		for k, i := range aside {
-			scenarios[k] = battery[i]
-		}
 		wg.Go(func() {
-			for k, i := range aside {
-				run(i, scenarios[k])
+			for _, i := range aside {
+				run(i)
 			}
 		})
 	} else {
 		for _, i := range aside {
-			s := battery[i]
-			wg.Go(func() { run(i, s) })
+			wg.Go(func() { run(i) })
 		}
 	}
 	isAside := func(i int) bool { return slices.Contains(aside, i) }
