@@ -61,15 +61,16 @@ func azureClient(url string, opts ...option.RequestOption) openai.Client {
 // the path, the api-key header, api-version in the query) and its
 // accumulator, which meets Azure's first chunk without choices.
 func azureChatGo(ctx context.Context, url string) (joined, error) {
-	return chatStream(ctx, azureClient(url), "deployment-x")
+	return chatStream(ctx, azureClient(url), "deployment-x", false)
 }
 
 func azureResponsesGo(ctx context.Context, url string) (joined, error) {
 	return responsesStream(ctx, azureClient(url))
 }
 
-// chatStream is openAIGo for any client.
-func chatStream(ctx context.Context, c openai.Client, model string) (joined, error) {
+// chatStream reads a turn with openai-go's client c and its accumulator;
+// with usage, the stream must end with the usage it asked for.
+func chatStream(ctx context.Context, c openai.Client, model string, usage bool) (joined, error) {
 	stream := c.Chat.Completions.NewStreaming(ctx, openai.ChatCompletionNewParams{
 		Model:         model,
 		Messages:      []openai.ChatCompletionMessageParamUnion{openai.UserMessage("weather?")},
@@ -104,6 +105,9 @@ func chatStream(ctx context.Context, c openai.Client, model string) (joined, err
 	j.Finish = acc.Choices[0].FinishReason
 	for _, tc := range msg.ToolCalls {
 		j.Calls = append(j.Calls, Call{ID: tc.ID, Name: tc.Function.Name, Args: tc.Function.Arguments})
+	}
+	if usage && acc.Usage.TotalTokens == 0 {
+		return j, errors.New("no usage accumulated")
 	}
 	return j, nil
 }
@@ -674,14 +678,14 @@ func TestOpenAIGoAzureBypassesTransport(t *testing.T) {
 	defer srv.Close()
 	n := 0
 	hc := &http.Client{Transport: countingTransport{&n}}
-	if _, err := chatStream(t.Context(), azureClient(srv.URL, option.WithHTTPClient(hc)), "d"); err != nil {
+	if _, err := chatStream(t.Context(), azureClient(srv.URL, option.WithHTTPClient(hc)), "d", false); err != nil {
 		t.Fatal(err)
 	}
 	if n != 0 {
 		t.Errorf("the RoundTripper carried %d requests; openai-go no longer bypasses it: turn this test round", n)
 	}
 	plain := openai.NewClient(option.WithBaseURL(root(srv.URL)+"/openai/v1/"), option.WithHeader("Api-Key", "k"), option.WithHTTPClient(hc), option.WithMaxRetries(0))
-	if _, err := chatStream(t.Context(), plain, "d"); err != nil || n != 1 {
+	if _, err := chatStream(t.Context(), plain, "d", false); err != nil || n != 1 {
 		t.Errorf("Azure's v1 API through the OpenAI client: %v, %d requests carried", err, n)
 	}
 	if w := srv.Requests()[1].Wire; w != WireAzureChat {

@@ -2,7 +2,6 @@ package sdktest_test
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"io"
 	"slices"
@@ -52,46 +51,7 @@ func openAIGoClient(url string) openai.Client {
 }
 
 func openAIGo(ctx context.Context, url string) (joined, error) {
-	c := openAIGoClient(url)
-	stream := c.Chat.Completions.NewStreaming(ctx, openai.ChatCompletionNewParams{
-		Model:         "gpt-test",
-		Messages:      []openai.ChatCompletionMessageParamUnion{openai.UserMessage("weather?")},
-		StreamOptions: openai.ChatCompletionStreamOptionsParam{IncludeUsage: openai.Bool(true)},
-	})
-	defer stream.Close()
-	var acc openai.ChatCompletionAccumulator
-	var j joined
-	for stream.Next() {
-		chunk := stream.Current()
-		if !acc.AddChunk(chunk) {
-			return j, errors.New("accumulator rejected a chunk: " + chunk.RawJSON())
-		}
-		if len(chunk.Choices) > 0 {
-			if f, ok := chunk.Choices[0].Delta.JSON.ExtraFields["reasoning_content"]; ok {
-				var s string
-				if err := json.Unmarshal([]byte(f.Raw()), &s); err != nil {
-					return j, err
-				}
-				j.Reasoning += s
-			}
-		}
-	}
-	if err := stream.Err(); err != nil {
-		return j, err
-	}
-	if len(acc.Choices) != 1 {
-		return j, errors.New("no choice accumulated")
-	}
-	msg := acc.Choices[0].Message
-	j.Text = msg.Content
-	j.Finish = acc.Choices[0].FinishReason
-	for _, tc := range msg.ToolCalls {
-		j.Calls = append(j.Calls, Call{ID: tc.ID, Name: tc.Function.Name, Args: tc.Function.Arguments})
-	}
-	if acc.Usage.TotalTokens == 0 {
-		return j, errors.New("no usage accumulated")
-	}
-	return j, nil
+	return chatStream(ctx, openAIGoClient(url), "gpt-test", true)
 }
 
 func TestGoOpenAIStream(t *testing.T) {
